@@ -1,0 +1,95 @@
+// The server's options: each with its flag, environment variable, default and check.
+import {
+  DEFAULT_DB,
+  DEFAULT_HOST,
+  DEFAULT_JOIN_TTL_SECONDS,
+  DEFAULT_MAX_PROFILES,
+  DEFAULT_PORT,
+  DEFAULT_TOKEN_TTL_SECONDS,
+} from '../limits.ts';
+import type { Variant } from '../service/context.ts';
+import { UsageError, type OptionTypes } from './usage.ts';
+
+export interface ServeConfig {
+  host: string;
+  port: number;
+  db: string;
+  basePath: string;
+  variant: Variant;
+  joinTtl: number;
+  tokenTtl: number;
+  maxProfiles: number;
+}
+
+interface OptionSpec {
+  key: keyof ServeConfig;
+  flag: string;
+  arg: string;
+  fallback: string;
+  help: string;
+  /** The value, or a reason it is refused ("must be ..."). */
+  parse: (text: string) => string | number | { refused: string };
+}
+
+const text = (t: string): string | { refused: string } => (t === '' ? { refused: 'must not be empty' } : t);
+
+const integer =
+  (min: number, max: number) =>
+  (t: string): number | { refused: string } =>
+    /^\d+$/.test(t) && Number(t) >= min && Number(t) <= max
+      ? Number(t)
+      : { refused: `must be a whole number from ${min} to ${max}` };
+
+const MAX_SECONDS = 10 * 365 * 24 * 60 * 60;
+
+export const SERVE_OPTIONS: OptionSpec[] = [
+  { key: 'host', flag: 'host', arg: 'HOST', fallback: DEFAULT_HOST, help: 'address to listen on (loopback: only this host can call it)', parse: text },
+  { key: 'port', flag: 'port', arg: 'N', fallback: String(DEFAULT_PORT), help: 'port to listen on (0: any free port)', parse: integer(0, 65535) },
+  { key: 'db', flag: 'db', arg: 'PATH', fallback: DEFAULT_DB, help: 'SQLite file, created if missing; :memory: keeps everything in memory', parse: text },
+  { key: 'basePath', flag: 'base-path', arg: 'PATH', fallback: '', help: 'prefix of every endpoint, such as /mc', parse: (t) => t },
+  {
+    key: 'variant',
+    flag: 'variant',
+    arg: 'base|extended',
+    fallback: 'extended',
+    help: 'base leaves isAlex, skinUrl and capeUrl out of every answer',
+    parse: (t) => (t === 'base' || t === 'extended' ? t : { refused: 'must be base or extended' }),
+  },
+  { key: 'joinTtl', flag: 'join-ttl', arg: 'SECONDS', fallback: String(DEFAULT_JOIN_TTL_SECONDS), help: 'how long a join stays valid for /hasJoined', parse: integer(1, MAX_SECONDS) },
+  { key: 'tokenTtl', flag: 'token-ttl', arg: 'SECONDS', fallback: String(DEFAULT_TOKEN_TTL_SECONDS), help: 'how long an access token stays valid', parse: integer(1, MAX_SECONDS) },
+  { key: 'maxProfiles', flag: 'max-profiles', arg: 'N', fallback: String(DEFAULT_MAX_PROFILES), help: 'most names one /profiles call may send', parse: integer(1, 10_000) },
+];
+
+export const envName = (flag: string): string => `MCAUTH_${flag.toUpperCase().replaceAll('-', '_')}`;
+
+export const SERVE_OPTION_TYPES: OptionTypes = Object.fromEntries(SERVE_OPTIONS.map((o) => [o.flag, { type: 'string' as const }]));
+
+/** Each option from its flag, else its environment variable, else its default. */
+export function resolveServeConfig(flags: Record<string, unknown>, env: Record<string, string | undefined>): ServeConfig {
+  const config: Record<string, unknown> = {};
+  for (const option of SERVE_OPTIONS) {
+    const flag = flags[option.flag];
+    const fromEnv = env[envName(option.flag)];
+    const [raw, source] =
+      typeof flag === 'string' ? [flag, `--${option.flag}`] : fromEnv !== undefined ? [fromEnv, envName(option.flag)] : [option.fallback, `--${option.flag}`];
+    const value = option.parse(raw);
+    if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}, got "${raw}"`);
+    config[option.key] = value;
+  }
+  return config as unknown as ServeConfig;
+}
+
+/** The db path for user commands: --db, else MCAUTH_DB, else the default. */
+export function resolveDb(flag: unknown, env: Record<string, string | undefined>): string {
+  const db = typeof flag === 'string' ? flag : (env[envName('db')] ?? DEFAULT_DB);
+  if (db === '') throw new UsageError('--db must not be empty');
+  return db;
+}
+
+export function optionsHelp(): string {
+  const rows = SERVE_OPTIONS.map((o) => {
+    const def = o.fallback === '' ? 'none' : o.fallback;
+    return `  --${o.flag} ${o.arg}\n      ${o.help}\n      env ${envName(o.flag)}, default ${def}`;
+  });
+  return rows.join('\n');
+}

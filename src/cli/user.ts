@@ -1,0 +1,105 @@
+// `user ...` commands: managing players in the database of a (possibly running) server.
+import type { Service } from '../service/service.ts';
+import type { TextureChange, User } from '../store/store.ts';
+import { readNewPassword } from './password-input.ts';
+import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
+
+export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB):
+  user add NAME [--uuid UUID | --offline-uuid]
+      adds a player; the password is prompted for, or read from the first line of standard input
+  user passwd NAME        sets a new password and ends the player's sessions
+  user remove NAME        removes the player
+  user list               lists every player
+  user set NAME [--skin-url URL] [--cape-url URL] [--slim | --classic] [--no-skin] [--no-cape]
+      sets or clears the player's textures and arm model`;
+
+const DB = { db: { type: 'string' } } as const;
+
+/** The commands: how each parses its arguments and what it does with the service. */
+const COMMANDS = {
+  add: {
+    options: { ...DB, uuid: { type: 'string' }, 'offline-uuid': { type: 'boolean' } },
+    positionals: ['NAME'],
+    async run(service: Service, { values, positionals: [name] }: CommandLine): Promise<string> {
+      if (values.uuid !== undefined && values['offline-uuid']) throw new UsageError('give --uuid or --offline-uuid, not both');
+      const password = await readNewPassword();
+      const user = await service.addUser({ name: name!, password, uuid: values.uuid as string | undefined, offlineUuid: values['offline-uuid'] === true });
+      return `Added ${user.name} ${user.id}`;
+    },
+  },
+  passwd: {
+    options: DB,
+    positionals: ['NAME'],
+    async run(service: Service, { positionals: [name] }: CommandLine): Promise<string> {
+      const user = await service.changePassword(name!, await readNewPassword());
+      return `Changed the password of ${user.name}; their sessions have ended`;
+    },
+  },
+  remove: {
+    options: DB,
+    positionals: ['NAME'],
+    async run(service: Service, { positionals: [name] }: CommandLine): Promise<string> {
+      return `Removed ${(await service.removeUser(name!)).name}`;
+    },
+  },
+  list: {
+    options: DB,
+    positionals: [],
+    async run(service: Service): Promise<string> {
+      const users = await service.listUsers();
+      return users.length === 0 ? 'No players yet' : users.map(describe).join('\n');
+    },
+  },
+  set: {
+    options: {
+      ...DB,
+      'skin-url': { type: 'string' },
+      'cape-url': { type: 'string' },
+      slim: { type: 'boolean' },
+      classic: { type: 'boolean' },
+      'no-skin': { type: 'boolean' },
+      'no-cape': { type: 'boolean' },
+    },
+    positionals: ['NAME'],
+    async run(service: Service, { values, positionals: [name] }: CommandLine): Promise<string> {
+      const user = await service.setTextures(name!, textureChange(values));
+      return `Updated ${user.name}: ${describe(user)}`;
+    },
+  },
+} as const;
+
+function textureChange(values: CommandLine['values']): TextureChange {
+  const change: TextureChange = {};
+  const pick = (set: string, clear: string, key: 'skinUrl' | 'capeUrl'): void => {
+    if (values[set] !== undefined && values[clear]) throw new UsageError(`give --${set} or --${clear}, not both`);
+    if (typeof values[set] === 'string') change[key] = values[set];
+    if (values[clear]) change[key] = null;
+  };
+  pick('skin-url', 'no-skin', 'skinUrl');
+  pick('cape-url', 'no-cape', 'capeUrl');
+  if (values.slim && values.classic) throw new UsageError('give --slim or --classic, not both');
+  if (values.slim) change.isAlex = true;
+  if (values.classic) change.isAlex = false;
+  if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give at least one option');
+  return change;
+}
+
+function describe(user: User): string {
+  const parts = [user.name, user.id];
+  if (user.skinUrl !== null) parts.push(`skin ${user.skinUrl} (${user.isAlex ? 'slim' : 'classic'})`);
+  if (user.capeUrl !== null) parts.push(`cape ${user.capeUrl}`);
+  return parts.join('  ');
+}
+
+export type UserCommand = keyof typeof COMMANDS;
+
+/** Parses `user <command> ...`; returns the db path it names and how to run it. */
+export function parseUserCommand(argv: string[]): { line: CommandLine; run: (service: Service) => Promise<string> } {
+  const [name, ...rest] = argv;
+  if (name === undefined || !Object.hasOwn(COMMANDS, name)) {
+    throw new UsageError(name === undefined ? 'user needs a command: add, passwd, remove, list or set' : `unknown user command "${name}"`);
+  }
+  const command = COMMANDS[name as UserCommand];
+  const line = parseCommandLine(rest, command.options, [...command.positionals]);
+  return { line, run: (service) => command.run(service, line) };
+}

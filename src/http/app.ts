@@ -1,0 +1,86 @@
+// The HTTP face of the service: the five endpoints, and how every failure becomes an envelope.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { MAX_BODY_BYTES, MAX_DRAIN_BYTES } from '../limits.ts';
+import { ServiceError, type Refusal } from '../service/errors.ts';
+import type { Service } from '../service/service.ts';
+import { parseJson, readBody } from './body.ts';
+import { HttpError, sendError, sendResult } from './envelope.ts';
+import { nameList, requireObject, stringField } from './fields.ts';
+import { createRouter, type Handler } from './router.ts';
+
+export interface AppOptions {
+  basePath: string;
+  /** Where unexpected errors are reported; their details never reach the caller. */
+  logError: (message: string, err: unknown) => void;
+}
+
+const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409 };
+
+/** A POST handler: parses the JSON body, hands it to `run`, and answers with its result. */
+function post(run: (body: unknown) => Promise<unknown>): Record<string, Handler> {
+  return {
+    POST: async (req, res) => sendResult(res, await run(parseJson(await readBody(req, MAX_BODY_BYTES)))),
+  };
+}
+
+/**
+ * After a 413, reads and drops the rest of the body (up to a bound) before the connection may
+ * close: closing a socket with unread input makes the kernel send a reset, and the client would
+ * lose the answer. A body beyond the bound is cut off.
+ */
+function drain(req: IncomingMessage): void {
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > MAX_DRAIN_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
+
+export function createApp(service: Service, options: AppOptions): RequestListener {
+  const route = createRouter(options.basePath, {
+    '/auth': post(async (body) => {
+      const b = requireObject(body);
+      return service.login(stringField(b, 'login'), stringField(b, 'password'));
+    }),
+    '/join': post(async (body) => {
+      const b = requireObject(body);
+      return service.join(stringField(b, 'accessToken'), stringField(b, 'userUUID'), stringField(b, 'serverID'));
+    }),
+    '/hasJoined': post(async (body) => {
+      const b = requireObject(body);
+      return service.hasJoined(stringField(b, 'username'), stringField(b, 'serverID'));
+    }),
+    '/profile': post(async (body) => service.profile(stringField(requireObject(body), 'userUUID'))),
+    '/profiles': post(async (body) => service.profiles(nameList(body))),
+  });
+
+  const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+    // The path only: a query string may carry a secret.
+    const where = `${req.method} ${(req.url ?? '').split('?')[0]}`;
+    if (res.headersSent) {
+      options.logError(`${where}: failed after the answer began`, err);
+      res.destroy();
+    } else if (err instanceof HttpError) {
+      if (err.status === 413) drain(req);
+      sendError(res, err.status, err.message, err.headers);
+    } else if (err instanceof ServiceError) {
+      sendError(res, STATUS[err.kind], err.message);
+    } else {
+      options.logError(`${where}: unexpected error`, err);
+      sendError(res, 500, 'Internal server error');
+    }
+  };
+
+  return (req, res) => {
+    let handler: Handler;
+    try {
+      handler = route(req);
+    } catch (err) {
+      // Not routed: the body is never read, so drop it rather than leave it in the socket.
+      req.resume();
+      return fail(req, res, err);
+    }
+    handler(req, res).catch((err: unknown) => fail(req, res, err));
+  };
+}

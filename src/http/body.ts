@@ -1,0 +1,40 @@
+// Reading and parsing a JSON request body, within a size limit.
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from './envelope.ts';
+
+export function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `Request body is larger than ${limit} bytes`);
+}
+
+/** Reads the whole body, refusing (413) as soon as it is known to exceed `limit` bytes. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((done, fail) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        fail(tooLarge(limit));
+      } else chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => done(Buffer.concat(chunks, size)));
+    req.once('error', fail);
+  });
+}
+
+// fatal: bytes that are not UTF-8 are refused instead of turned into U+FFFD.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses a body as JSON; an empty body, bytes that are not UTF-8 or text that is not JSON are a 400. */
+export function parseJson(body: Buffer): unknown {
+  if (body.length === 0) throw new HttpError(400, 'Request body is empty');
+  try {
+    return JSON.parse(utf8.decode(body));
+  } catch {
+    throw new HttpError(400, 'Request body is not valid JSON');
+  }
+}

@@ -1,0 +1,34 @@
+// The response envelope: every answer, success or failure, is JSON of one of two shapes.
+import type { ServerResponse } from 'node:http';
+
+/** A failure the HTTP layer decided on itself: a status, a message for the caller, extra headers. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.headers = headers;
+    this.name = 'HttpError';
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+    'cache-control': 'no-store',
+  });
+  res.end(json);
+}
+
+export function sendResult(res: ServerResponse, result: unknown): void {
+  send(res, 200, { success: true, result });
+}
+
+export function sendError(res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void {
+  send(res, status, { success: false, error: message }, headers);
+}

@@ -1,0 +1,32 @@
+// Reading the expected fields of a parsed body, refusing any other shape with a 400.
+import { HttpError } from './envelope.ts';
+
+export type JsonObject = Record<string, unknown>;
+
+export function requireObject(body: unknown): JsonObject {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'Request body must be a JSON object');
+  }
+  return body as JsonObject;
+}
+
+/** The field `name` as a string. Only own properties count, so `__proto__` tricks read nothing. */
+export function stringField(body: JsonObject, name: string): string {
+  const value = Object.hasOwn(body, name) ? body[name] : undefined;
+  if (typeof value !== 'string') throw new HttpError(400, `Field "${name}" must be a string`);
+  return value;
+}
+
+const PROFILES_SHAPE = 'Request body must be an array of names or {"usernames": [...]}';
+
+/** `/profiles` takes a bare array (as a LauncherServer sends it) or `{"usernames": [...]}`. */
+export function nameList(body: unknown): string[] {
+  const list = Array.isArray(body)
+    ? body
+    : typeof body === 'object' && body !== null && Object.hasOwn(body, 'usernames')
+      ? (body as JsonObject).usernames
+      : undefined;
+  if (!Array.isArray(list)) throw new HttpError(400, PROFILES_SHAPE);
+  if (!list.every((n) => typeof n === 'string')) throw new HttpError(400, 'Every name must be a string');
+  return list as string[];
+}

@@ -1,0 +1,87 @@
+// Managing players: the rules the CLI (and any later admin interface) goes through.
+import { randomUUID } from 'node:crypto';
+import { hashPassword } from '../crypto/password.ts';
+import { NAME_PATTERN } from '../limits.ts';
+import type { TextureChange, User } from '../store/store.ts';
+import { offlineUuid, parseUuid } from '../uuid.ts';
+import type { Context } from './context.ts';
+import { invalid, notFound, ServiceError } from './errors.ts';
+
+export interface NewUser {
+  name: string;
+  password: string;
+  /** A UUID to give the player, dashed or not. */
+  uuid?: string;
+  /** Give the UUID an offline-mode server derives from the name. */
+  offlineUuid?: boolean;
+}
+
+function requireName(name: string): void {
+  if (!NAME_PATTERN.test(name)) throw invalid(`Invalid name "${name}": use 3 to 16 letters, digits and _`);
+}
+
+function requirePassword(password: string): void {
+  if (password === '') throw invalid('The password must not be empty');
+}
+
+function requireUrl(url: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
+    throw invalid(`Invalid URL "${url}": use an http:// or https:// address`);
+  }
+}
+
+export async function findUser(ctx: Context, name: string): Promise<User> {
+  const user = await ctx.store.findUserByName(name);
+  if (!user) throw notFound(`No player named "${name}"`);
+  return user;
+}
+
+export async function addUser(ctx: Context, input: NewUser): Promise<User> {
+  requireName(input.name);
+  requirePassword(input.password);
+  let id: string = randomUUID();
+  if (input.offlineUuid) id = offlineUuid(input.name);
+  if (input.uuid !== undefined) {
+    const given = parseUuid(input.uuid);
+    if (given === undefined) throw invalid(`Invalid UUID "${input.uuid}"`);
+    id = given;
+  }
+  const user: User = { id, name: input.name, passwordHash: await hashPassword(input.password), skinUrl: null, capeUrl: null, isAlex: false };
+  const created = await ctx.store.createUser(user);
+  if (created === 'name_taken') throw new ServiceError('conflict', `The name "${input.name}" is taken`);
+  if (created === 'id_taken') throw new ServiceError('conflict', `The UUID ${id} belongs to another player`);
+  return user;
+}
+
+/** Sets a new password and ends every live token of the player: a changed password logs out everywhere. */
+export async function changePassword(ctx: Context, name: string, password: string): Promise<User> {
+  requirePassword(password);
+  const user = await findUser(ctx, name);
+  await ctx.store.setPasswordHash(user.id, await hashPassword(password), true);
+  return user;
+}
+
+export async function removeUser(ctx: Context, name: string): Promise<User> {
+  const user = await findUser(ctx, name);
+  await ctx.store.deleteUser(user.id);
+  return user;
+}
+
+export function listUsers(ctx: Context): Promise<User[]> {
+  return ctx.store.listUsers();
+}
+
+/** Sets or clears (null) skin and cape URLs and the arm model. */
+export async function setTextures(ctx: Context, name: string, change: TextureChange): Promise<User> {
+  if (change.skinUrl) requireUrl(change.skinUrl);
+  if (change.capeUrl) requireUrl(change.capeUrl);
+  const user = await findUser(ctx, name);
+  await ctx.store.setTextures(user.id, change);
+  return { ...user, ...change };
+}

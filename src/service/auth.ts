@@ -1,0 +1,42 @@
+// /auth: a player name and password for a new access token.
+import { randomUUID } from 'node:crypto';
+import { hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts';
+import { issueToken } from '../crypto/token.ts';
+import { MAX_TOKENS_PER_USER } from '../limits.ts';
+import type { Context } from './context.ts';
+import { ServiceError } from './errors.ts';
+import { textureFields, type TextureFields } from './textures.ts';
+
+export interface AuthResult extends TextureFields {
+  username: string;
+  userUUID: string;
+  accessToken: string;
+}
+
+/** One message for an unknown login and a wrong password, so a caller cannot tell which logins exist. */
+export const BAD_CREDENTIALS = 'Wrong login or password';
+
+let dummy: Promise<string> | undefined;
+
+/**
+ * A hash of a random password with today's parameters. An unknown login is verified against it,
+ * so that it costs the same time as a wrong password and the timing reveals nothing either.
+ */
+export function dummyHash(): Promise<string> {
+  dummy ??= hashPassword(randomUUID());
+  return dummy;
+}
+
+export async function login(ctx: Context, name: string, password: string): Promise<AuthResult> {
+  const user = await ctx.store.findUserByName(name);
+  const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
+  if (!user || !matches) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
+
+  if (needsRehash(user.passwordHash)) {
+    await ctx.store.setPasswordHash(user.id, await hashPassword(password), false);
+  }
+  const { token, digest } = issueToken();
+  const now = ctx.now();
+  await ctx.store.addToken(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER);
+  return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant) };
+}

@@ -1,0 +1,29 @@
+// The service: every operation of the HTTP interface and the CLI, over one store.
+import type { TextureChange } from '../store/store.ts';
+import * as accounts from './accounts.ts';
+import { dummyHash, login } from './auth.ts';
+import type { Context, ServiceOptions } from './context.ts';
+import { profile, profiles } from './lookup.ts';
+import { hasJoined, join } from './session.ts';
+import type { Store } from '../store/store.ts';
+
+export type Service = ReturnType<typeof createService>;
+
+export function createService(store: Store, options: ServiceOptions, now: () => number = Date.now) {
+  const ctx: Context = { store, options, now };
+  return {
+    store,
+    /** Computes the dummy hash ahead, so the first unknown login is not slower than the rest. */
+    warmUp: () => dummyHash().then(() => undefined),
+    login: (name: string, password: string) => login(ctx, name, password),
+    join: (accessToken: string, userUUID: string, serverId: string) => join(ctx, accessToken, userUUID, serverId),
+    hasJoined: (username: string, serverId: string) => hasJoined(ctx, username, serverId),
+    profile: (userUUID: string) => profile(ctx, userUUID),
+    profiles: (names: string[]) => profiles(ctx, names),
+    addUser: (input: accounts.NewUser) => accounts.addUser(ctx, input),
+    changePassword: (name: string, password: string) => accounts.changePassword(ctx, name, password),
+    removeUser: (name: string) => accounts.removeUser(ctx, name),
+    listUsers: () => accounts.listUsers(ctx),
+    setTextures: (name: string, change: TextureChange) => accounts.setTextures(ctx, name, change),
+  };
+}

@@ -1,0 +1,96 @@
+// The in-memory store (`--db :memory:`): for tests and trials; everything is gone on exit.
+import type { CreateResult, Store, TextureChange, User } from './store.ts';
+
+interface Token {
+  userId: string;
+  issuedAt: number;
+  expiresAt: number;
+  seq: number;
+}
+
+export function createMemoryStore(): Store {
+  const users = new Map<string, User>(); // by id
+  const idByName = new Map<string, string>(); // lower-case name -> id
+  const tokens = new Map<string, Token>(); // by digest
+  const joins = new Map<string, { serverId: string; at: number }>(); // by user id
+  let seq = 0;
+
+  const copy = (u: User | undefined): User | undefined => (u ? { ...u } : undefined);
+  const byName = (name: string): User | undefined => {
+    const id = idByName.get(name.toLowerCase());
+    return id === undefined ? undefined : users.get(id);
+  };
+  const dropTokens = (keep: (digest: string, t: Token) => boolean): void => {
+    for (const [digest, t] of tokens) if (!keep(digest, t)) tokens.delete(digest);
+  };
+
+  return {
+    async countUsers() {
+      return users.size;
+    },
+    async listUsers() {
+      return [...users.values()].map((u) => ({ ...u })).sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1));
+    },
+    async findUserByName(name) {
+      return copy(byName(name));
+    },
+    async findUserById(id) {
+      return copy(users.get(id));
+    },
+    async findUsersByNames(names) {
+      const found = new Map<string, User>();
+      for (const name of names) {
+        const u = byName(name);
+        if (u) found.set(u.id, { ...u });
+      }
+      return [...found.values()];
+    },
+    async createUser(user): Promise<CreateResult> {
+      if (idByName.has(user.name.toLowerCase())) return 'name_taken';
+      if (users.has(user.id)) return 'id_taken';
+      users.set(user.id, { ...user });
+      idByName.set(user.name.toLowerCase(), user.id);
+      return 'created';
+    },
+    async setPasswordHash(id, hash, endSessions) {
+      const u = users.get(id);
+      if (!u) return;
+      u.passwordHash = hash;
+      if (endSessions) dropTokens((_, t) => t.userId !== id);
+    },
+    async setTextures(id, change: TextureChange) {
+      const u = users.get(id);
+      if (u) Object.assign(u, change);
+    },
+    async deleteUser(id) {
+      const u = users.get(id);
+      if (!u) return false;
+      users.delete(id);
+      idByName.delete(u.name.toLowerCase());
+      joins.delete(id);
+      dropTokens((_, t) => t.userId !== id);
+      return true;
+    },
+    async addToken(userId, digest, now, expiresAt, maxLive) {
+      tokens.set(digest, { userId, issuedAt: now, expiresAt, seq: ++seq });
+      const live = [...tokens.entries()]
+        .filter(([, t]) => t.userId === userId && t.expiresAt > now)
+        .sort(([, a], [, b]) => b.issuedAt - a.issuedAt || b.seq - a.seq)
+        .slice(0, maxLive);
+      const keep = new Set(live.map(([d]) => d));
+      dropTokens((d, t) => t.userId !== userId || keep.has(d));
+    },
+    async recordJoin(digest, userId, serverId, now) {
+      const t = tokens.get(digest);
+      if (!t || t.userId !== userId || t.expiresAt <= now) return false;
+      joins.set(userId, { serverId, at: now });
+      return true;
+    },
+    async findJoin(name, serverId, since) {
+      const u = byName(name);
+      const j = u && joins.get(u.id);
+      return j && j.serverId === serverId && j.at > since ? copy(u) : undefined;
+    },
+    async close() {},
+  };
+}

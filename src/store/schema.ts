@@ -1,0 +1,67 @@
+// The database schema and its migrations, versioned by SQLite's `user_version`.
+// Migration N takes the schema from version N to N+1; a released step is never edited.
+import type { DatabaseSync } from 'node:sqlite';
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE users (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     name_key TEXT NOT NULL UNIQUE, -- lower-case name: unique in any case
+     password_hash TEXT NOT NULL,
+     skin_url TEXT,
+     cape_url TEXT,
+     is_alex INTEGER NOT NULL DEFAULT 0,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE tokens (
+     digest TEXT PRIMARY KEY, -- SHA-256 of the token; the token itself is never stored
+     user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     issued_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE INDEX tokens_by_user ON tokens (user_id, issued_at);
+   CREATE TABLE joins (
+     user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+     server_id TEXT NOT NULL,
+     joined_at INTEGER NOT NULL
+   );`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `step`, retrying while another process holds the lock it needs (a new file opened by several at once). */
+async function whenUnlocked<T>(step: () => T): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return step();
+    } catch (err) {
+      const locked = /locked|busy/i.test(String((err as Error).message));
+      if (!locked || attempt >= 50) throw err;
+      await sleep(20 + Math.random() * 30);
+    }
+  }
+}
+
+/**
+ * Switches the file to WAL and brings the schema up to date. Several processes may open the same
+ * new file at once: the version is read and raised inside one IMMEDIATE transaction, so exactly
+ * one of them migrates and the others find the work done.
+ */
+export async function migrate(db: DatabaseSync): Promise<void> {
+  await whenUnlocked(() => db.exec('PRAGMA journal_mode = WAL'));
+  await whenUnlocked(() => db.exec('BEGIN IMMEDIATE'));
+  try {
+    const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`the database has schema version ${version}, newer than this program's ${SCHEMA_VERSION}; use a newer mcauth`);
+    }
+    for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    if (version < SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    db.exec('COMMIT');
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
+}

@@ -1,0 +1,150 @@
+// The SQLite store: one file in WAL mode, shared safely by the server and CLI processes.
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { BUSY_TIMEOUT_MS } from '../limits.ts';
+import { migrate } from './schema.ts';
+import type { CreateResult, Store, User } from './store.ts';
+
+interface UserRow {
+  id: string;
+  name: string;
+  password_hash: string;
+  skin_url: string | null;
+  cape_url: string | null;
+  is_alex: number;
+}
+
+const USER_COLUMNS = 'users.id, users.name, users.password_hash, users.skin_url, users.cape_url, users.is_alex';
+
+function toUser(row: unknown): User | undefined {
+  if (!row) return undefined;
+  const r = row as UserRow;
+  return { id: r.id, name: r.name, passwordHash: r.password_hash, skinUrl: r.skin_url, capeUrl: r.cape_url, isAlex: r.is_alex === 1 };
+}
+
+/** Runs `work` in a write transaction, taking the write lock up front so it cannot deadlock. */
+function transaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
+/**
+ * Opens (creating and migrating when needed) the database at `path`. node:sqlite is imported
+ * here, dynamically, so that an older Node reaches the version check in server.ts first.
+ */
+export async function openSqliteStore(path: string): Promise<Store> {
+  const { DatabaseSync } = await import('node:sqlite');
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec('PRAGMA foreign_keys = ON');
+    // FULL: a commit is on disk before the answer goes out, so no acknowledged write is lost
+    // even on power loss, not only on a crash of the process.
+    db.exec('PRAGMA synchronous = FULL');
+    await migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const sql = (text: string): StatementSync => db.prepare(text);
+  const q = {
+    count: sql('SELECT count(*) AS n FROM users'),
+    list: sql(`SELECT ${USER_COLUMNS} FROM users ORDER BY name_key`),
+    byName: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key = ?`),
+    byId: sql(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`),
+    byNames: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key IN (SELECT value FROM json_each(?))`),
+    nameTaken: sql('SELECT 1 FROM users WHERE name_key = ?'),
+    insertUser: sql(
+      `INSERT INTO users (id, name, name_key, password_hash, skin_url, cape_url, is_alex, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ),
+    setHash: sql('UPDATE users SET password_hash = ? WHERE id = ?'),
+    setTextures: sql(
+      `UPDATE users SET skin_url = coalesce(?, skin_url), cape_url = coalesce(?, cape_url), is_alex = coalesce(?, is_alex) WHERE id = ?`,
+    ),
+    clearSkin: sql('UPDATE users SET skin_url = NULL WHERE id = ?'),
+    clearCape: sql('UPDATE users SET cape_url = NULL WHERE id = ?'),
+    deleteUser: sql('DELETE FROM users WHERE id = ?'),
+    deleteTokens: sql('DELETE FROM tokens WHERE user_id = ?'),
+    insertToken: sql('INSERT INTO tokens (digest, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?)'),
+    pruneTokens: sql(
+      `DELETE FROM tokens WHERE user_id = ?1 AND (expires_at <= ?2 OR rowid NOT IN (
+         SELECT rowid FROM tokens WHERE user_id = ?1 AND expires_at > ?2 ORDER BY issued_at DESC, rowid DESC LIMIT ?3))`,
+    ),
+    // One statement checks the token and records the join, so a revocation cannot slip between.
+    recordJoin: sql(
+      `INSERT INTO joins (user_id, server_id, joined_at)
+       SELECT user_id, ?3, ?4 FROM tokens WHERE digest = ?1 AND user_id = ?2 AND expires_at > ?4
+       ON CONFLICT (user_id) DO UPDATE SET server_id = excluded.server_id, joined_at = excluded.joined_at`,
+    ),
+    findJoin: sql(
+      `SELECT ${USER_COLUMNS} FROM users JOIN joins ON joins.user_id = users.id
+       WHERE users.name_key = ? AND joins.server_id = ? AND joins.joined_at > ?`,
+    ),
+  };
+
+  return {
+    async countUsers() {
+      return Number((q.count.get() as { n: number }).n);
+    },
+    async listUsers() {
+      return q.list.all().map((row) => toUser(row)!);
+    },
+    async findUserByName(name) {
+      return toUser(q.byName.get(name.toLowerCase()));
+    },
+    async findUserById(id) {
+      return toUser(q.byId.get(id));
+    },
+    async findUsersByNames(names) {
+      return q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase()))).map((row) => toUser(row)!);
+    },
+    async createUser(user): Promise<CreateResult> {
+      const key = user.name.toLowerCase();
+      return transaction(db, () => {
+        if (q.nameTaken.get(key)) return 'name_taken';
+        const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.skinUrl, user.capeUrl, user.isAlex ? 1 : 0, Date.now());
+        return changes === 1 ? 'created' : 'id_taken';
+      });
+    },
+    async setPasswordHash(id, hash, endSessions) {
+      transaction(db, () => {
+        q.setHash.run(hash, id);
+        if (endSessions) q.deleteTokens.run(id);
+      });
+    },
+    async setTextures(id, change) {
+      transaction(db, () => {
+        const alex = change.isAlex === undefined ? null : change.isAlex ? 1 : 0;
+        q.setTextures.run(change.skinUrl ?? null, change.capeUrl ?? null, alex, id);
+        if (change.skinUrl === null) q.clearSkin.run(id);
+        if (change.capeUrl === null) q.clearCape.run(id);
+      });
+    },
+    async deleteUser(id) {
+      // Tokens and joins go with the user (ON DELETE CASCADE).
+      return q.deleteUser.run(id).changes === 1;
+    },
+    async addToken(userId, digest, now, expiresAt, maxLive) {
+      transaction(db, () => {
+        q.insertToken.run(digest, userId, now, expiresAt);
+        q.pruneTokens.run(userId, now, maxLive);
+      });
+    },
+    async recordJoin(digest, userId, serverId, now) {
+      return q.recordJoin.run(digest, userId, serverId, now).changes === 1;
+    },
+    async findJoin(name, serverId, since) {
+      return toUser(q.findJoin.get(name.toLowerCase(), serverId, since));
+    },
+    async close() {
+      if (db.isOpen) db.close();
+    },
+  };
+}

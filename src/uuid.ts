@@ -1,0 +1,25 @@
+// Player UUIDs: accepted dashed or undashed in any case, stored and answered dashed lower case.
+import { createHash } from 'node:crypto';
+
+const UNDASHED = /^[0-9a-f]{32}$/;
+const DASHED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function dash(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The canonical (dashed, lower-case) form of a UUID, or undefined when `text` is not one. */
+export function parseUuid(text: string): string | undefined {
+  const lower = text.toLowerCase();
+  if (DASHED.test(lower)) return lower;
+  if (UNDASHED.test(lower)) return dash(lower);
+  return undefined;
+}
+
+/** The UUID offline-mode servers give a player: version 3 (MD5) of "OfflinePlayer:<name>". */
+export function offlineUuid(name: string): string {
+  const bytes = createHash('md5').update(`OfflinePlayer:${name}`, 'utf8').digest();
+  bytes[6] = (bytes[6]! & 0x0f) | 0x30;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return dash(bytes.toString('hex'));
+}
