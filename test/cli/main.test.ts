@@ -1,0 +1,93 @@
+// The program in process: user commands on a real SQLite file, refusals and their exit statuses.
+// test/e2e/cli.test.ts runs the same through the built server.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { after, test } from 'node:test';
+import { main } from '../../src/cli/main.ts';
+import { readNewPassword } from '../../src/cli/password-input.ts';
+import { tempDir } from '../helpers/process.ts';
+
+const { dir, cleanup } = tempDir();
+after(cleanup);
+const DB = join(dir, 'cli.db');
+
+async function run(argv: string[], stdin = '') {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (s: string) => void) => new Writable({ write: (chunk, _enc, next) => (append(String(chunk)), next()) });
+  const code = await main(argv, {
+    stdin: Readable.from([stdin]),
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink((s) => (stderr += s)),
+    env: { MCAUTH_DB: DB },
+  });
+  return { code, stdout, stderr };
+}
+
+test('user commands add, list, set, passwd and remove players', async () => {
+  const added = await run(['user', 'add', 'Alice', '--uuid', '0F1E2D3C4B5A49688776A5B4C3D2E1F0'], 'pw\nignored');
+  assert.deepEqual(added, { code: 0, stdout: 'Added Alice 0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n', stderr: '' });
+  assert.equal((await run(['user', 'add', 'Notch', '--offline-uuid'], 'pw')).stdout, 'Added Notch b50ad385-829d-3141-a216-7e7d7539ba7f\n');
+  const set = await run(['user', 'set', 'alice', '--skin-url', 'https://s.example/a.png', '--slim', '--cape-url', 'http://s.example/c.png']);
+  assert.equal(set.stdout, 'Updated Alice: Alice  0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0  skin https://s.example/a.png (slim)  cape http://s.example/c.png\n');
+  assert.equal((await run(['user', 'list'])).stdout, 'Alice  0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0  skin https://s.example/a.png (slim)  cape http://s.example/c.png\nNotch  b50ad385-829d-3141-a216-7e7d7539ba7f\n');
+  assert.equal((await run(['user', 'set', 'Alice', '--no-skin', '--no-cape', '--classic'])).stdout, 'Updated Alice: Alice  0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n');
+  assert.equal((await run(['user', 'passwd', 'ALICE'], 'new\n')).stdout, 'Changed the password of Alice; their sessions have ended\n');
+  assert.equal((await run(['user', 'remove', 'notch'])).stdout, 'Removed Notch\n');
+  assert.equal((await run(['user', 'remove', 'alice', '--db', DB])).stdout, 'Removed Alice\n');
+  assert.equal((await run(['user', 'list'])).stdout, 'No players yet\n');
+});
+
+test('refusals exit 1 with the reason on standard error', async () => {
+  await run(['user', 'add', 'Bob'], 'pw');
+  const cases: [string[], string, string][] = [
+    [['user', 'add', 'ab'], 'pw', 'Invalid name "ab": use 3 to 16 letters, digits and _\n'],
+    [['user', 'add', 'BOB'], 'pw', 'The name "BOB" is taken\n'],
+    [['user', 'add', 'Carol'], '\n', 'The password must not be empty\n'],
+    [['user', 'add', 'Carol', '--uuid', 'xyz'], 'pw', 'Invalid UUID "xyz"\n'],
+    [['user', 'passwd', 'nobody'], 'pw', 'No player named "nobody"\n'],
+    [['user', 'set', 'Bob', '--skin-url', 'ftp://x/y.png'], '', 'Invalid URL "ftp://x/y.png": use an http:// or https:// address\n'],
+    [['user', 'add', 'Dave', '--db', join(dir, 'no', 'such', 'dir.db')], 'pw', `mcauth: cannot open the database "${join(dir, 'no', 'such', 'dir.db')}": unable to open database file\n`],
+  ];
+  for (const [argv, stdin, stderr] of cases) assert.deepEqual(await run(argv, stdin), { code: 1, stdout: '', stderr }, argv.join(' '));
+  const bob = (await run(['user', 'list'])).stdout.split('  ')[1]!.trim();
+  assert.equal((await run(['user', 'add', 'Carol', '--uuid', bob], 'pw')).stderr, `The UUID ${bob} belongs to another player\n`);
+});
+
+test('malformed command lines exit 2 and point to --help', async () => {
+  const cases: [string[], string][] = [
+    [['user'], 'user needs a command: add, passwd, remove, list or set'],
+    [['user', 'rename', 'x'], 'unknown user command "rename"'],
+    [['user', 'add', 'Eve', '--uuid', 'x', '--offline-uuid'], 'give --uuid or --offline-uuid, not both'],
+    [['user', 'set', 'Eve'], 'nothing to change: give at least one option'],
+    [['user', 'set', 'Eve', '--slim', '--classic'], 'give --slim or --classic, not both'],
+    [['user', 'set', 'Eve', '--skin-url', 'https://x/y', '--no-skin'], 'give --skin-url or --no-skin, not both'],
+    [['user', 'list', 'extra'], 'expected no arguments, got extra'],
+    [['frobnicate'], 'unknown command "frobnicate"'],
+    [['serve', '--port', 'x'], '--port must be a whole number from 0 to 65535, got "x"'],
+    [['--colour'], 'unknown option --colour'],
+  ];
+  for (const [argv, message] of cases) assert.deepEqual(await run(argv), { code: 2, stdout: '', stderr: `mcauth: ${message} (see --help)\n` }, argv.join(' '));
+});
+
+test('--help lists the commands and exits 0', async () => {
+  const { code, stdout } = await run(['user', 'add', '--help']);
+  assert.equal(code, 0);
+  for (const text of ['serve', '--join-ttl SECONDS', 'MCAUTH_TOKEN_TTL', 'user add NAME', 'user set NAME']) assert.ok(stdout.includes(text), text);
+});
+
+test('on a terminal the password is read twice without echo, and must match', async () => {
+  const terminal = () => Object.assign(new PassThrough(), { isTTY: true, raw: [] as boolean[], setRawMode(raw: boolean) { this.raw.push(raw); } });
+  const input = terminal();
+  const read = readNewPassword(input);
+  input.write('pw1\u007f2\r');
+  setImmediate(() => input.write('pw2\n'));
+  assert.equal(await read, 'pw2');
+  assert.deepEqual(input.raw, [true, false, true, false]);
+  const mismatch = terminal();
+  const refused = readNewPassword(mismatch);
+  mismatch.write('a\r');
+  setImmediate(() => mismatch.write('b\r'));
+  await assert.rejects(refused, /The passwords do not match/);
+});

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { envName, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTIONS } from '../../src/cli/options.ts';
+import { parseCommandLine, UsageError } from '../../src/cli/usage.ts';
+
+test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names', () => {
+  assert.deepEqual(resolveServeConfig({}, {}), {
+    host: '127.0.0.1',
+    port: 8080,
+    db: 'mcauth.db',
+    basePath: '',
+    variant: 'extended',
+    joinTtl: 30,
+    tokenTtl: 2_592_000,
+    maxProfiles: 100,
+  });
+});
+
+test('a flag wins over the environment, which wins over the default', () => {
+  const config = resolveServeConfig({ port: '9000' }, { MCAUTH_PORT: '9100', MCAUTH_VARIANT: 'base' });
+  assert.equal(config.port, 9000);
+  assert.equal(config.variant, 'base');
+});
+
+test('invalid values name their source', () => {
+  assert.throws(() => resolveServeConfig({ port: '70000' }, {}), { name: 'UsageError', message: /--port must be a whole number from 0 to 65535, got "70000"/ });
+  assert.throws(() => resolveServeConfig({}, { MCAUTH_JOIN_TTL: '-1' }), { message: /MCAUTH_JOIN_TTL must be a whole number/ });
+  assert.throws(() => resolveServeConfig({ variant: 'full' }, {}), { message: /--variant must be base or extended/ });
+  assert.throws(() => resolveServeConfig({ host: '' }, {}), { message: /--host must not be empty/ });
+  assert.throws(() => resolveServeConfig({ 'max-profiles': '1e3' }, {}), UsageError);
+});
+
+test('every option has an environment variable, and help lists both', () => {
+  const help = optionsHelp();
+  for (const o of SERVE_OPTIONS) {
+    assert.ok(help.includes(`--${o.flag}`), o.flag);
+    assert.ok(help.includes(envName(o.flag)), envName(o.flag));
+  }
+  assert.equal(envName('base-path'), 'MCAUTH_BASE_PATH');
+});
+
+test('the database path of user commands: flag, environment, default', () => {
+  assert.equal(resolveDb('a.db', { MCAUTH_DB: 'b.db' }), 'a.db');
+  assert.equal(resolveDb(undefined, { MCAUTH_DB: 'b.db' }), 'b.db');
+  assert.equal(resolveDb(undefined, {}), 'mcauth.db');
+  assert.throws(() => resolveDb('', {}), UsageError);
+});
+
+test('command lines: unknown options, missing values and stray arguments are usage errors', () => {
+  const options = { db: { type: 'string' }, slim: { type: 'boolean' } } as const;
+  assert.deepEqual(parseCommandLine(['Alice', '--db=x.db'], options, ['NAME']).positionals, ['Alice']);
+  assert.throws(() => parseCommandLine(['--nope'], options, []), { message: 'unknown option --nope' });
+  assert.throws(() => parseCommandLine(['--db'], options, []), { message: '--db needs a value' });
+  assert.throws(() => parseCommandLine(['a', 'b'], options, ['NAME']), { message: 'expected NAME, got a b' });
+  assert.throws(() => parseCommandLine([], options, ['NAME']), { message: 'expected NAME, got none' });
+});

@@ -1,0 +1,114 @@
+// The HTTP layer in process (router, body, envelope, fields), over the in-memory store.
+// test/e2e/ runs the same paths through the built server; these give c8 its line coverage.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import type { ServeConfig } from '../../src/cli/options.ts';
+import { startServer, type RunningServer } from '../../src/serve.ts';
+import { createMemoryStore } from '../../src/store/memory.ts';
+import type { Store } from '../../src/store/store.ts';
+
+const CONFIG: ServeConfig = { host: '127.0.0.1', port: 0, db: ':memory:', basePath: '/mc/', variant: 'extended', joinTtl: 30, tokenTtl: 60, maxProfiles: 3 };
+
+function call(port: number, method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; type: string | undefined; allow: string | undefined; body: any }>((done, fail) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => done({ status: res.statusCode!, type: res.headers['content-type'], allow: res.headers.allow, body: JSON.parse(text) }));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+describe('HTTP layer', () => {
+  let server: RunningServer;
+  const errors: string[] = [];
+  let store: Store;
+  const post = (path: string, body: unknown) => call(server.port, 'POST', `/mc${path}`, typeof body === 'string' ? body : JSON.stringify(body));
+
+  before(async () => {
+    store = createMemoryStore();
+    server = await startServer(CONFIG, store, (message) => errors.push(message));
+  });
+  after(() => server.stop());
+
+  test('the banner says where it listens, under the base path, and how many users', () => {
+    assert.equal(server.banner, `mcauth listening on http://127.0.0.1:${server.port}/mc (0 users in memory)`);
+  });
+
+  test('routes: 404 outside the base path or for unknown paths, 405 with Allow for other methods', async () => {
+    assert.deepEqual((await call(server.port, 'POST', '/auth', '{}')).body, { success: false, error: 'Unknown endpoint' });
+    assert.equal((await call(server.port, 'POST', '/mc/nope?x=1', '{}')).status, 404);
+    const wrong = await call(server.port, 'GET', '/mc/profile?userUUID=x');
+    assert.deepEqual([wrong.status, wrong.allow, wrong.body.error], [405, 'POST', 'Method not allowed: use POST']);
+    assert.equal(wrong.type, 'application/json; charset=utf-8');
+  });
+
+  test('bodies: empty, not JSON, not UTF-8, wrong shape, wrong field types', async () => {
+    const cases: [string | Buffer, string][] = [
+      ['', 'Request body is empty'],
+      ['{"login":', 'Request body is not valid JSON'],
+      [Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), 'Request body is not valid JSON'],
+      ['[1]', 'Request body must be a JSON object'],
+      ['null', 'Request body must be a JSON object'],
+      ['{"login":"Alice","password":5}', 'Field "password" must be a string'],
+      ['{"__proto__":{"login":"x"},"password":"p"}', 'Field "login" must be a string'],
+    ];
+    for (const [body, error] of cases) {
+      const reply = await call(server.port, 'POST', '/mc/auth', body);
+      assert.deepEqual([reply.status, reply.body], [400, { success: false, error }], String(body));
+    }
+  });
+
+  test('a body over 64 KiB is a 413 the client can read, declared or streamed', async () => {
+    const big = Buffer.alloc(200 * 1024, 0x20);
+    const declared = await call(server.port, 'POST', '/mc/auth', big);
+    assert.deepEqual([declared.status, declared.body.error], [413, 'Request body is larger than 65536 bytes']);
+    const streamed = await call(server.port, 'POST', '/mc/auth', big, { 'transfer-encoding': 'chunked' });
+    assert.equal(streamed.status, 413);
+  });
+
+  test('/profiles: both shapes, the limit as sent, invalid names left out', async () => {
+    await store.createUser({ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice', passwordHash: 'x', skinUrl: null, capeUrl: null, isAlex: false });
+    const alice = [{ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice' }];
+    assert.deepEqual((await post('/profiles', ['ALICE', 'alice', 'x'])).body.result, alice);
+    assert.deepEqual((await post('/profiles', { usernames: ['alice'] })).body.result, alice);
+    assert.deepEqual((await post('/profiles', ['no such', 'a'])).body.result, []);
+    assert.equal((await post('/profiles', ['a', 'b', 'c', 'd'])).body.error, 'Too many names: at most 3 a request');
+    assert.equal((await post('/profiles', { names: [] })).body.error, 'Request body must be an array of names or {"usernames": [...]}');
+    assert.equal((await post('/profiles', ['alice', null])).body.error, 'Every name must be a string');
+  });
+
+  test('refusals of the service map to their statuses', async () => {
+    assert.equal((await post('/auth', { login: 'Nobody', password: 'x' })).status, 401);
+    assert.equal((await post('/profile', { userUUID: 'nope' })).status, 400);
+    assert.equal((await post('/profile', { userUUID: '00000000000040008000000000000fff' })).status, 404);
+    assert.equal((await post('/hasJoined', { username: 'Alice', serverID: '' })).body.error, 'Field "serverID" must not be empty');
+    assert.deepEqual((await post('/join', { accessToken: 'x', userUUID: '00000000-0000-4000-8000-00000000000a', serverID: 's' })).body, { success: true, result: false });
+  });
+
+  test('an unexpected error is a 500 with no details; the details go to the log', async () => {
+    const broken = store.findUserById;
+    store.findUserById = async () => {
+      throw new Error('disk on fire');
+    };
+    try {
+      const reply = await post('/profile', { userUUID: '00000000-0000-4000-8000-00000000000a' });
+      assert.deepEqual([reply.status, reply.body], [500, { success: false, error: 'Internal server error' }]);
+      assert.deepEqual(errors, ['POST /mc/profile: unexpected error']);
+    } finally {
+      store.findUserById = broken;
+    }
+  });
+});
+
+test('the server refuses a port in use with a clear message', async () => {
+  const first = await startServer({ ...CONFIG, basePath: '' }, createMemoryStore(), () => {});
+  try {
+    await assert.rejects(startServer({ ...CONFIG, port: first.port }, createMemoryStore(), () => {}), /cannot listen on 127\.0\.0\.1:\d+: the address is in use/);
+  } finally {
+    await first.stop();
+  }
+});

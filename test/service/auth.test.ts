@@ -1,0 +1,60 @@
+// The login rules against the in-memory store, with a clock the test moves.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { randomBytes, scryptSync } from 'node:crypto';
+import { SCRYPT_PARAMS } from '../../src/crypto/password.ts';
+import { createService } from '../../src/service/service.ts';
+import { createMemoryStore } from '../../src/store/memory.ts';
+
+const OPTIONS = { variant: 'extended', joinTtlSeconds: 30, tokenTtlSeconds: 60, maxProfiles: 100 } as const;
+
+function setup() {
+  let now = 1_000_000;
+  const store = createMemoryStore();
+  const service = createService(store, { ...OPTIONS }, () => now);
+  return { store, service, advance: (ms: number) => (now += ms) };
+}
+
+test('a login hands out a token that joins until the token TTL has passed', async () => {
+  const { service, advance } = setup();
+  const alice = await service.addUser({ name: 'Alice', password: 'pw' });
+  const { accessToken } = await service.login('alice', 'pw');
+  advance(59_999);
+  assert.equal(await service.join(accessToken, alice.id, 's'), true);
+  advance(1);
+  assert.equal(await service.join(accessToken, alice.id, 's'), false);
+});
+
+test('a join is found until the join TTL has passed', async () => {
+  const { service, advance } = setup();
+  const alice = await service.addUser({ name: 'Alice', password: 'pw' });
+  const { accessToken } = await service.login('Alice', 'pw');
+  await service.join(accessToken, alice.id, 's');
+  advance(29_999);
+  assert.deepEqual(await service.hasJoined('ALICE', 's'), { userUUID: alice.id });
+  advance(1);
+  await assert.rejects(service.hasJoined('alice', 's'), { kind: 'not_found' });
+});
+
+test('a hash with old parameters is replaced on the next successful login only', async () => {
+  const { store, service } = setup();
+  const alice = await service.addUser({ name: 'Alice', password: 'pw' });
+  // "pw" as a release with N=2^12, p=1 would have stored it.
+  const salt = randomBytes(16);
+  const old = `scrypt$4096$8$1$${salt.toString('base64')}$${scryptSync('pw', salt, 32, { N: 4096, r: 8, p: 1 }).toString('base64')}`;
+  await store.setPasswordHash(alice.id, old, false);
+  await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
+  assert.equal((await store.findUserById(alice.id))!.passwordHash, old, 'a failed login changes nothing');
+  await service.login('alice', 'pw');
+  const { N, r, p } = SCRYPT_PARAMS;
+  assert.ok((await store.findUserById(alice.id))!.passwordHash.startsWith(`scrypt$${N}$${r}$${p}$`));
+  await service.login('alice', 'pw');
+});
+
+test('an unknown login and a wrong password are one refusal', async () => {
+  const { service } = setup();
+  await service.addUser({ name: 'Alice', password: 'pw' });
+  for (const [login, password] of [['alice', 'nope'], ['nobody', 'nope'], ['not a name!', 'pw']] as const) {
+    await assert.rejects(service.login(login, password), { name: 'ServiceError', kind: 'unauthorized', message: 'Wrong login or password' });
+  }
+});

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, test } from 'node:test';
+import { SCHEMA_VERSION } from '../../src/store/schema.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { tempDir } from '../helpers/process.ts';
+import { storeCases, user } from './store.case.ts';
+
+const { dir, cleanup } = tempDir();
+after(cleanup);
+let n = 0;
+
+storeCases('sqlite', () => openSqliteStore(join(dir, `case-${++n}.db`)));
+
+test('sqlite: the file is in WAL mode at the current schema version', async () => {
+  const path = join(dir, 'wal.db');
+  await (await openSqliteStore(path)).close();
+  const db = new DatabaseSync(path);
+  assert.equal((db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode, 'wal');
+  assert.equal((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, SCHEMA_VERSION);
+  db.close();
+});
+
+test('sqlite: data survives reopening, and a second open does not migrate again', async () => {
+  const path = join(dir, 'reopen.db');
+  const first = await openSqliteStore(path);
+  await first.createUser(user('Alice', '00000000-0000-4000-8000-00000000000a'));
+  await first.close();
+  const second = await openSqliteStore(path);
+  assert.equal(await second.countUsers(), 1);
+  await second.close();
+});
+
+test('sqlite: tokens are kept only as the digests handed in', async () => {
+  const path = join(dir, 'digest.db');
+  const store = await openSqliteStore(path);
+  await store.createUser(user('Alice', '00000000-0000-4000-8000-00000000000a'));
+  await store.addToken('00000000-0000-4000-8000-00000000000a', 'the-digest', 0, 1e12, 16);
+  await store.close();
+  const db = new DatabaseSync(path);
+  assert.deepEqual(db.prepare('SELECT digest FROM tokens').all().map((r) => ({ ...r })), [{ digest: 'the-digest' }]);
+  db.close();
+});
+
+test('sqlite: a database from a newer schema is refused, not changed', async () => {
+  const path = join(dir, 'newer.db');
+  const db = new DatabaseSync(path);
+  db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+  db.close();
+  await assert.rejects(openSqliteStore(path), /newer than this program/);
+});
+
+test('sqlite: a file that is not a database is refused', async () => {
+  const path = join(dir, 'junk.db');
+  writeFileSync(path, 'this is not a database, just text that is long enough to have a header'.repeat(20));
+  await assert.rejects(openSqliteStore(path), /not a database/);
+});
+
+test('sqlite: several connections opening one new file at once all succeed', async () => {
+  const path = join(dir, 'race.db');
+  const stores = await Promise.all(Array.from({ length: 6 }, () => openSqliteStore(path)));
+  const ids = ['1', '2', '3', '4', '5', '6'].map((d) => `00000000-0000-4000-8000-00000000000${d}`);
+  await Promise.all(stores.map((s, i) => s.createUser(user(`user${i}`, ids[i]!))));
+  assert.equal(await stores[0]!.countUsers(), 6);
+  await Promise.all(stores.map((s) => s.close()));
+});

@@ -1,0 +1,109 @@
+// The store's contract: every implementation runs this same suite (memory.test.ts, sqlite.test.ts).
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { Store, User } from '../../src/store/store.ts';
+
+export function user(name: string, id: string, extra: Partial<User> = {}): User {
+  return { id, name, passwordHash: 'scrypt$1$1$1$AA==$AA==', skinUrl: null, capeUrl: null, isAlex: false, ...extra };
+}
+
+const A = '00000000-0000-4000-8000-00000000000a';
+const B = '00000000-0000-4000-8000-00000000000b';
+
+export function storeCases(label: string, open: () => Promise<Store>): void {
+  describe(`store contract: ${label}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    test('creates users, unique by name in any case and by id', async () => {
+      assert.equal(await store.createUser(user('Alice', A)), 'created');
+      assert.equal(await store.createUser(user('ALICE', B)), 'name_taken');
+      assert.equal(await store.createUser(user('Bob', A)), 'id_taken');
+      assert.equal(await store.countUsers(), 1);
+      assert.deepEqual(await store.findUserByName('aLICE'), user('Alice', A));
+      assert.deepEqual(await store.findUserById(A), user('Alice', A));
+      assert.equal(await store.findUserById(B), undefined);
+      assert.equal(await store.findUserByName('Bob'), undefined);
+    });
+
+    test('lists users by name and finds several names at once', async () => {
+      await store.createUser(user('bob', B));
+      await store.createUser(user('Alice', A));
+      assert.deepEqual((await store.listUsers()).map((u) => u.name), ['Alice', 'bob']);
+      const found = await store.findUsersByNames(['ALICE', 'alice', 'BOB', 'carol']);
+      assert.deepEqual(found.map((u) => u.name).sort(), ['Alice', 'bob']);
+      assert.deepEqual(await store.findUsersByNames([]), []);
+    });
+
+    test('sets and clears textures field by field', async () => {
+      await store.createUser(user('Alice', A));
+      await store.setTextures(A, { skinUrl: 'https://s/1.png', isAlex: true });
+      await store.setTextures(A, { capeUrl: 'https://s/c.png' });
+      assert.deepEqual(await store.findUserById(A), user('Alice', A, { skinUrl: 'https://s/1.png', capeUrl: 'https://s/c.png', isAlex: true }));
+      await store.setTextures(A, { skinUrl: null, isAlex: false });
+      assert.deepEqual(await store.findUserById(A), user('Alice', A, { capeUrl: 'https://s/c.png' }));
+      await store.setTextures(A, { capeUrl: null });
+      assert.deepEqual(await store.findUserById(A), user('Alice', A));
+    });
+
+    test('a token records joins for its owner only, until it expires', async () => {
+      await store.createUser(user('Alice', A));
+      await store.createUser(user('Bob', B));
+      await store.addToken(A, 'd1', 1000, 2000, 16);
+      assert.equal(await store.recordJoin('d1', B, 'srv', 1500), false, 'foreign token');
+      assert.equal(await store.recordJoin('nope', A, 'srv', 1500), false, 'unknown token');
+      assert.equal(await store.findJoin('alice', 'srv', 0), undefined, 'a refused join records nothing');
+      assert.equal(await store.recordJoin('d1', A, 'srv', 1999), true);
+      assert.equal(await store.recordJoin('d1', A, 'srv', 2000), false, 'expired at expiresAt');
+    });
+
+    test('keeps the newest live tokens and drops expired ones', async () => {
+      await store.createUser(user('Alice', A));
+      for (let i = 1; i <= 4; i++) await store.addToken(A, `d${i}`, 1000, 10_000, 3);
+      assert.equal(await store.recordJoin('d1', A, 's', 1001), false, 'the oldest went first');
+      for (const d of ['d2', 'd3', 'd4']) assert.equal(await store.recordJoin(d, A, 's', 1001), true, d);
+      await store.addToken(A, 'late', 20_000, 30_000, 3);
+      assert.equal(await store.recordJoin('late', A, 's', 20_001), true);
+    });
+
+    test('finds the latest join by name, server and age', async () => {
+      await store.createUser(user('Alice', A, { skinUrl: 'https://s/1.png' }));
+      await store.addToken(A, 'd', 0, 1e12, 16);
+      await store.recordJoin('d', A, 'one', 100);
+      assert.deepEqual(await store.findJoin('ALICE', 'one', 99), user('Alice', A, { skinUrl: 'https://s/1.png' }));
+      assert.equal(await store.findJoin('alice', 'one', 100), undefined, 'not younger than the limit');
+      assert.equal(await store.findJoin('alice', 'two', 0), undefined);
+      await store.recordJoin('d', A, 'two', 200);
+      assert.equal(await store.findJoin('alice', 'one', 0), undefined, 'replaced by the later join');
+      assert.ok(await store.findJoin('alice', 'two', 0));
+    });
+
+    test('a new password hash can end every session at once', async () => {
+      await store.createUser(user('Alice', A));
+      await store.addToken(A, 'd1', 0, 1e12, 16);
+      await store.addToken(A, 'd2', 0, 1e12, 16);
+      await store.setPasswordHash(A, 'kept-sessions', false);
+      assert.equal(await store.recordJoin('d1', A, 's', 1), true);
+      await store.setPasswordHash(A, 'new', true);
+      assert.equal((await store.findUserById(A))?.passwordHash, 'new');
+      assert.equal(await store.recordJoin('d1', A, 's', 1), false);
+      assert.equal(await store.recordJoin('d2', A, 's', 1), false);
+    });
+
+    test('deleting a user takes its tokens and join along', async () => {
+      await store.createUser(user('Alice', A));
+      await store.addToken(A, 'd', 0, 1e12, 16);
+      await store.recordJoin('d', A, 's', 1);
+      assert.equal(await store.deleteUser(A), true);
+      assert.equal(await store.deleteUser(A), false);
+      assert.equal(await store.findJoin('alice', 's', 0), undefined);
+      await store.createUser(user('Alice', A));
+      assert.equal(await store.recordJoin('d', A, 's', 2), false, 'the old token died with the user');
+    });
+  });
+}
