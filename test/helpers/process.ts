@@ -20,7 +20,7 @@ export function serverCommand(): string[] {
  * without NODE_V8_COVERAGE: c8 cannot map the bundle's uncovered ranges back to src/ (it counts
  * them as covered), so coverage is measured on the in-process tests only.
  */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { DENO_NO_UPDATE_CHECK: '1' };
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MCAUTH_') && k !== 'NODE_V8_COVERAGE') env[k] = v;
   return { ...env, ...extra };
@@ -32,25 +32,51 @@ export function tempDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export interface CliResult {
+export interface ProcResult {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  timedOut: boolean;
 }
 
-/** Runs `server.js ...args` to completion, feeding `stdin` (closed afterwards). */
-export function runCli(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
-  const [cmd, ...pre] = serverCommand();
+export interface RunOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  stdin?: string;
+  timeoutMs?: number;
+}
+
+/** Runs a command to completion, feeding `stdin` (then closed); killed after `timeoutMs`. */
+export function runProc(command: string[], opts: RunOptions = {}): Promise<ProcResult> {
+  const [cmd, ...args] = command;
   return new Promise((done, fail) => {
-    const child = spawn(cmd!, [...pre, ...args], { env: childEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd!, args, { cwd: opts.cwd, env: childEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs ?? 15_000);
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
+    child.stdin.on('error', () => {});
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      fail(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      done({ code, signal, stdout, stderr, timedOut });
+    });
     child.stdin.end(opts.stdin ?? '');
   });
+}
+
+/** Runs `server.js ...args` on the runtime under test. */
+export function runCli(args: string[], opts: RunOptions = {}): Promise<ProcResult> {
+  return runProc([...serverCommand(), ...args], opts);
 }
 
 export interface Reply {
@@ -60,67 +86,83 @@ export interface Reply {
   body: any;
 }
 
-export interface RunningServer {
-  url: string;
+/** Sends a request and reads the answer, parsing it as JSON where it is. */
+export async function fetchReply(url: string, init: RequestInit = {}): Promise<Reply> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}
+
+export interface RawServer {
+  /** The line that says where it listens. */
+  line: string;
+  host: string;
   port: number;
   stdout: () => string;
   stderr: () => string;
-  post: (path: string, body: unknown) => Promise<Reply>;
-  request: (path: string, init?: RequestInit) => Promise<Reply>;
+  /** SIGTERM, then the exit code. */
   stop: () => Promise<number | null>;
 }
 
-/**
- * Starts `server.js serve --port 0 ...args` and resolves once it prints where it listens.
- * `--db` is not added: pass it (a path in a temp folder, or :memory:).
- */
-export function startServer(args: string[], env: Record<string, string> = {}): Promise<RunningServer> {
+/** Starts `server.js ...args` exactly as given and resolves on the line that says where it listens. */
+export function startRaw(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<RawServer> {
   const [cmd, ...pre] = serverCommand();
-  const child = spawn(cmd!, [...pre, 'serve', '--port', '0', ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd!, [...pre, ...args], { cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const stop = (): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    return exited;
+  };
   return new Promise((ready, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server did not start in time\n${out}\n${err}`)), 15_000);
-    exited.then((code) => fail(new Error(`server exited (${code}) before listening\n${out}\n${err}`)));
+    const timer = setTimeout(() => {
+      void stop();
+      fail(new Error(`server did not start in time\n${out}\n${err}`));
+    }, 15_000);
+    exited.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`server exited (${code}) before listening\n${out}\n${err}`));
+    });
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const m = /listening on (http:\/\/\S+?):(\d+)/.exec(out);
+      const m = /listening on http:\/\/(\S+?):(\d+)/.exec(out);
       if (!m) return;
       clearTimeout(timer);
-      const port = Number(m[2]);
-      const url = `http://127.0.0.1:${port}`;
-      const request = async (path: string, init: RequestInit = {}): Promise<Reply> => {
-        const res = await fetch(url + path, init);
-        const text = await res.text();
-        let body: any;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = undefined;
-        }
-        return { status: res.status, headers: res.headers, text, body };
-      };
-      ready({
-        url,
-        port,
-        stdout: () => out,
-        stderr: () => err,
-        request,
-        post: (path, body) =>
-          request(path, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-          }),
-        stop: () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-          return exited;
-        },
-      });
+      const line = out.split('\n').find((l) => l.includes('listening on')) ?? out;
+      ready({ line, host: m[1]!, port: Number(m[2]), stdout: () => out, stderr: () => err, stop });
     });
   });
+}
+
+export interface RunningServer extends RawServer {
+  url: string;
+  post: (path: string, body: unknown) => Promise<Reply>;
+  request: (path: string, init?: RequestInit) => Promise<Reply>;
+}
+
+/**
+ * Starts `server.js serve --port 0 ...args` on loopback. `--db` is not added: pass it (a path in
+ * a temp folder, or :memory:).
+ */
+export async function startServer(args: string[], env: Record<string, string> = {}): Promise<RunningServer> {
+  const raw = await startRaw(['serve', '--port', '0', ...args], { env });
+  const url = `http://127.0.0.1:${raw.port}`;
+  const request = (path: string, init: RequestInit = {}): Promise<Reply> => fetchReply(url + path, init);
+  return {
+    ...raw,
+    url,
+    request,
+    post: (path, body) =>
+      request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  };
 }
 
 /** Adds a user through the CLI and returns its UUID (as the CLI prints it). */

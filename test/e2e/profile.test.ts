@@ -1,0 +1,167 @@
+// /profile by UUID and /profiles by names: both body shapes, case, duplicates, impossible and
+// unknown names, order, empty lists, bad entries, and the --max-profiles limit.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { join as pathJoin } from 'node:path';
+import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import type { RunningServer } from '../helpers/process.ts';
+import { UUID_DASHED, assertFail, assertOk, undash } from './util.ts';
+
+const tmp = tempDir();
+const db = pathJoin(tmp.dir, 'auth.db');
+
+let server: RunningServer; // default --max-profiles (100)
+let small: RunningServer; // --max-profiles 3
+const id: Record<string, string> = {};
+
+before(async () => {
+  const [alice, bob, carol, sixteen] = await Promise.all([
+    addUser(db, 'Alice', 'pw-a'),
+    addUser(db, 'bob_2', 'pw-b'),
+    addUser(db, 'Carol99', 'pw-c', ['--uuid', '7F3E2D1C0B0A49888776655443322110']),
+    addUser(db, 'Sixteen_Chars_OK', 'pw-s'),
+  ]);
+  Object.assign(id, { alice, bob, carol, sixteen });
+  [server, small] = await Promise.all([startServer(['--db', db]), startServer(['--db', db, '--max-profiles', '3'])]);
+});
+
+after(async () => {
+  await Promise.all([server?.stop(), small?.stop()]);
+  tmp.cleanup();
+});
+
+describe('/profile', () => {
+  test('finds the player by dashed or undashed UUID in any letter case', async () => {
+    for (const form of [id.alice!, id.alice!.toUpperCase(), undash(id.alice!), undash(id.alice!).toUpperCase()]) {
+      assert.deepEqual(assertOk(await server.post('/profile', { userUUID: form })), { username: 'Alice' }, form);
+    }
+    assert.equal(id.carol, '7f3e2d1c-0b0a-4988-8776-655443322110');
+    assert.deepEqual(assertOk(await server.post('/profile', { userUUID: '7F3E2D1C-0B0A-4988-8776-655443322110' })), { username: 'Carol99' });
+    assert.deepEqual(assertOk(await server.post('/profile', { userUUID: id.bob })), { username: 'bob_2' });
+  });
+
+  test('an unknown UUID is a 404 envelope', async () => {
+    assertFail(await server.post('/profile', { userUUID: randomUUID() }), 404, 'No player with this UUID');
+    assertFail(await server.post('/profile', { userUUID: undash(randomUUID()) }), 404, 'No player with this UUID');
+    assertFail(await server.post('/profile', { userUUID: '00000000-0000-0000-0000-000000000000' }), 404, 'No player with this UUID');
+  });
+
+  test('a malformed UUID is a 400 envelope', async () => {
+    const u = undash(id.alice!);
+    const bad = [
+      'not-a-uuid',
+      '',
+      'Alice',
+      u.slice(0, 31),
+      u + 'a',
+      'z' + u.slice(1),
+      `{${id.alice}}`,
+      `${u.slice(0, 9)}-${u.slice(9, 12)}-${u.slice(12, 16)}-${u.slice(16, 20)}-${u.slice(20)}`,
+      `${id.alice} `,
+    ];
+    for (const userUUID of bad) {
+      assertFail(await server.post('/profile', { userUUID }), 400, 'Field "userUUID" is not a valid UUID');
+    }
+  });
+
+  test('a missing or non-string userUUID is 400', async () => {
+    assertFail(await server.post('/profile', {}), 400, 'Field "userUUID" must be a string');
+    assertFail(await server.post('/profile', { userUUID: null }), 400, 'Field "userUUID" must be a string');
+    assertFail(await server.post('/profile', { userUUID: 123 }), 400, 'Field "userUUID" must be a string');
+    assertFail(await server.post('/profile', { uuid: id.alice }), 400, 'Field "userUUID" must be a string');
+  });
+});
+
+describe('/profiles', () => {
+  const request = [
+    'CAROL99',
+    'alice',
+    'nobody_here',
+    'ALICE',
+    'a',
+    'bad name!',
+    'x'.repeat(20),
+    'Sixteen_Chars_OK_', // 17 characters: cannot exist
+    'Bob_2',
+    'carol99',
+    'sixteen_chars_ok',
+    '',
+  ];
+  const expected = () => [
+    { id: id.carol, name: 'Carol99' },
+    { id: id.alice, name: 'Alice' },
+    { id: id.bob, name: 'bob_2' },
+    { id: id.sixteen, name: 'Sixteen_Chars_OK' },
+  ];
+
+  test('a bare array: any case, duplicates collapsed, unknown and impossible names left out, order kept', async () => {
+    const result = assertOk(await server.post('/profiles', request));
+    assert.deepEqual(result, expected());
+    for (const item of result) assert.match(item.id, UUID_DASHED);
+  });
+
+  test('{"usernames": [...]} gives the same answer', async () => {
+    assert.deepEqual(assertOk(await server.post('/profiles', { usernames: request })), expected());
+  });
+
+  test('order follows the request', async () => {
+    assert.deepEqual(assertOk(await server.post('/profiles', ['bob_2', 'sixteen_chars_ok', 'alice'])), [
+      { id: id.bob, name: 'bob_2' },
+      { id: id.sixteen, name: 'Sixteen_Chars_OK' },
+      { id: id.alice, name: 'Alice' },
+    ]);
+    assert.deepEqual(assertOk(await server.post('/profiles', { usernames: ['Alice', 'Bob_2'] })), [
+      { id: id.alice, name: 'Alice' },
+      { id: id.bob, name: 'bob_2' },
+    ]);
+  });
+
+  test('names that break the naming rule are left out, not trimmed or matched loosely', async () => {
+    assert.deepEqual(assertOk(await server.post('/profiles', ['Carol99 ', ' Alice', 'Ali%', 'Ali_e', 'Alic'])), []);
+  });
+
+  test('an empty list gives []', async () => {
+    assert.deepEqual(assertOk(await server.post('/profiles', [])), []);
+    assert.deepEqual(assertOk(await server.post('/profiles', { usernames: [] })), []);
+    assert.deepEqual(assertOk(await server.post('/profiles', ['nobody_here', 'a'])), []);
+  });
+
+  test('a non-string entry is a 400 envelope', async () => {
+    for (const body of [['Alice', 5], [null], ['Alice', ['Bob_2']], { usernames: ['Alice', {}] }, { usernames: [true] }]) {
+      assertFail(await server.post('/profiles', body), 400, 'Every name must be a string');
+    }
+  });
+
+  test('a body that is neither an array nor {"usernames": [...]} is a 400 envelope', async () => {
+    for (const body of [{}, { usernames: 'Alice' }, { names: ['Alice'] }, { usernames: null }, { usernames: { 0: 'Alice' } }, '"Alice"', '42', 'null']) {
+      assertFail(
+        await server.post('/profiles', body),
+        400,
+        'Request body must be an array of names or {"usernames": [...]}',
+      );
+    }
+  });
+
+  test('more names than the default limit (100) is a 400 envelope; exactly 100 is fine', async () => {
+    const hundred = Array.from({ length: 100 }, (_, i) => `Player${i}`);
+    hundred[50] = 'Alice';
+    assert.deepEqual(assertOk(await server.post('/profiles', hundred)), [{ id: id.alice, name: 'Alice' }]);
+    assertFail(await server.post('/profiles', [...hundred, 'Extra']), 400, 'Too many names: at most 100 a request');
+    assertFail(await server.post('/profiles', { usernames: [...hundred, 'Extra'] }), 400, 'Too many names: at most 100 a request');
+  });
+
+  test('--max-profiles 3: four names as sent (even invalid or duplicate ones) are too many; three are fine', async () => {
+    const message = 'Too many names: at most 3 a request';
+    assertFail(await small.post('/profiles', ['Alice', 'a', 'bad name!', 'Carol99']), 400, message);
+    assertFail(await small.post('/profiles', { usernames: ['Alice', 'a', 'bad name!', 'Carol99'] }), 400, message);
+    assertFail(await small.post('/profiles', ['Alice', 'alice', 'ALICE', 'Alice']), 400, message);
+    assertFail(await small.post('/profiles', ['a', 'b', 'c', 'd']), 400, message);
+    assert.deepEqual(assertOk(await small.post('/profiles', ['Alice', 'a', 'bad name!'])), [{ id: id.alice, name: 'Alice' }]);
+    assert.deepEqual(assertOk(await small.post('/profiles', { usernames: ['carol99', 'BOB_2', 'alice'] })), [
+      { id: id.carol, name: 'Carol99' },
+      { id: id.bob, name: 'bob_2' },
+      { id: id.alice, name: 'Alice' },
+    ]);
+  });
+});

@@ -1,0 +1,53 @@
+// Assertions shared by the end-to-end tests (not a test file itself); processes are in ../helpers/process.ts.
+import assert from 'node:assert/strict';
+import { fetchReply } from '../helpers/process.ts';
+import type { Reply, RunningServer } from '../helpers/process.ts';
+
+/** A dashed, lower-case UUID, as every answer must carry it. */
+export const UUID_DASHED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Any UUID text (dashed, either case). */
+export const UUID_ANY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export const undash = (uuid: string): string => uuid.replaceAll('-', '');
+
+/** Asserts the answer is declared as JSON. */
+export function assertJsonType(r: Reply): void {
+  assert.match(r.headers.get('content-type') ?? '(none)', /^application\/json\b/i, `content-type of: ${r.text}`);
+}
+
+/** Asserts an exact failure envelope with the given status and message. */
+export function assertFail(r: Reply, status: number, error: string): void {
+  assert.equal(r.status, status, `status of: ${r.text}`);
+  assertJsonType(r);
+  assert.deepEqual(r.body, { success: false, error }, `body: ${r.text}`);
+}
+
+/** Asserts a success envelope (status 200, exactly `success` and `result`) and returns `result`. */
+export function assertOk(r: Reply): any {
+  assert.equal(r.status, 200, `status of: ${r.text}`);
+  assertJsonType(r);
+  assert.equal(typeof r.body, 'object', `body: ${r.text}`);
+  assert.notEqual(r.body, null);
+  assert.deepEqual(Object.keys(r.body).sort(), ['result', 'success'], `body: ${r.text}`);
+  assert.equal(r.body.success, true, `body: ${r.text}`);
+  return r.body.result;
+}
+
+/** Logs in and returns the /auth result (asserting success). */
+export async function login(s: RunningServer, name: string, password: string): Promise<any> {
+  return assertOk(await s.post('/auth', { login: name, password }));
+}
+
+/** Calls /join and returns its boolean result (asserting a success envelope). */
+export async function join(s: RunningServer, accessToken: string, userUUID: string, serverID: string): Promise<boolean> {
+  const result = assertOk(await s.post('/join', { accessToken, userUUID, serverID }));
+  assert.equal(typeof result, 'boolean', `join result: ${JSON.stringify(result)}`);
+  return result;
+}
+
+/** POSTs JSON to a server given by host and port; same shape as the helper's Reply. */
+export function postTo(host: string, port: number, path: string, body: unknown): Promise<Reply> {
+  return fetchReply(`http://${host}:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
