@@ -47,11 +47,13 @@ async function whenUnlocked<T>(step: () => T): Promise<T> {
 /**
  * Switches the file to WAL and brings the schema up to date. Several processes may open the same
  * new file at once: the version is read and raised inside one IMMEDIATE transaction, so exactly
- * one of them migrates and the others find the work done.
+ * one of them migrates and the others (waiting up to the busy timeout) find the work done.
  */
 export async function migrate(db: DatabaseSync): Promise<void> {
   await whenUnlocked(() => db.exec('PRAGMA journal_mode = WAL'));
-  await whenUnlocked(() => db.exec('BEGIN IMMEDIATE'));
+  // From BEGIN to COMMIT nothing is awaited: another connection of this same process would
+  // otherwise block the thread in its busy wait while this one holds the lock.
+  db.exec('BEGIN IMMEDIATE');
   try {
     const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
     if (version > SCHEMA_VERSION) {
