@@ -1,4 +1,4 @@
-// `serve`: opens the store, starts the HTTP server, and stops both cleanly on SIGTERM or SIGINT.
+// `serve`: the HTTP server over an open store, started and stopped as one unit.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServeConfig } from './cli/options.ts';
@@ -8,14 +8,18 @@ import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
 import type { Store } from './store/store.ts';
 
-/** How long a stop waits for requests in flight before it exits anyway. */
+/** How long a stop waits for requests in flight before it closes the store anyway. */
 const STOP_TIMEOUT_MS = 10_000;
 
-function logError(message: string, err: unknown): void {
-  process.stderr.write(`mcauth: ${message}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+export interface RunningServer {
+  /** The one line that says where it listens and what it serves. */
+  banner: string;
+  port: number;
+  /** Stops accepting, lets requests in flight finish (bounded), then closes the store. */
+  stop: () => Promise<void>;
 }
 
-export async function serve(config: ServeConfig, store: Store): Promise<void> {
+export async function startServer(config: ServeConfig, store: Store, logError: (message: string, err: unknown) => void): Promise<RunningServer> {
   const service = createService(store, {
     variant: config.variant,
     joinTtlSeconds: config.joinTtl,
@@ -37,14 +41,17 @@ export async function serve(config: ServeConfig, store: Store): Promise<void> {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const users = await store.countUsers();
   const where = config.db === MEMORY_DB ? 'in memory' : `in ${config.db}`;
-  process.stdout.write(`mcauth listening on http://${host}:${port}${basePath} (${users} ${users === 1 ? 'user' : 'users'} ${where})\n`);
-
-  const stop = (): void => {
-    process.stdout.write('mcauth stopping: finishing requests in flight\n');
-    setTimeout(() => process.exit(0), STOP_TIMEOUT_MS).unref();
-    server.close(() => void store.close().finally(() => process.exit(0)));
-    server.closeIdleConnections?.();
+  return {
+    banner: `mcauth listening on http://${host}:${port}${basePath} (${users} ${users === 1 ? 'user' : 'users'} ${where})`,
+    port,
+    stop: async () => {
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((done) => (timer = setTimeout(done, STOP_TIMEOUT_MS)));
+      await Promise.race([closed, timeout]);
+      clearTimeout(timer);
+      await store.close();
+    },
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }

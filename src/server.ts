@@ -9,5 +9,6 @@ if (problem !== undefined) {
   process.exit(1);
 }
 const { main } = await import('./cli/main.ts');
-const code = await main(process.argv.slice(2));
+const { stdin, stdout, stderr, env } = process;
+const code = await main(process.argv.slice(2), { stdin, stdout, stderr, env });
 if (code !== undefined) process.exitCode = code;

@@ -1,12 +1,21 @@
 // The one program: `serve` (the default) or `user ...`, and how each failure is reported.
+import type { Readable, Writable } from 'node:stream';
+import { startServer } from '../serve.ts';
 import { ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
-import { serve } from '../serve.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES } from './options.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP } from './user.ts';
+
+/** Where the program reads and writes: the process's own streams, or a test's. */
+export interface Io {
+  stdin: Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
+  stdout: Writable;
+  stderr: Writable;
+  env: Record<string, string | undefined>;
+}
 
 const HELP = `mcauth: an authentication backend for Minecraft launchers (AuroraLauncher's json auth).
 
@@ -30,43 +39,52 @@ async function open(db: string): Promise<Store> {
   }
 }
 
-async function runUser(argv: string[]): Promise<number> {
+async function runUser(argv: string[], io: Io): Promise<number> {
   const { line, run } = parseUserCommand(argv);
-  const store = await open(resolveDb(line.values.db, process.env));
+  const store = await open(resolveDb(line.values.db, io.env));
   try {
-    // Account commands use no setting of the server's; its defaults will do.
-    const service = createService(store, resolveServeConfigDefaults());
-    process.stdout.write(`${await run(service)}\n`);
+    // Account commands use none of the server's settings; the defaults will do.
+    const { variant, joinTtl, tokenTtl, maxProfiles } = resolveServeConfig({}, {});
+    const service = createService(store, { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles });
+    io.stdout.write(`${await run(service, io.stdin)}\n`);
     return 0;
   } finally {
     await store.close();
   }
 }
 
-function resolveServeConfigDefaults() {
-  const { variant, joinTtl, tokenTtl, maxProfiles } = resolveServeConfig({}, {});
-  return { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles };
+async function runServer(argv: string[], io: Io): Promise<undefined> {
+  if (argv[0] !== undefined && !argv[0].startsWith('-')) throw new UsageError(`unknown command "${argv[0]}"`);
+  const config = resolveServeConfig(parseCommandLine(argv, SERVE_OPTION_TYPES, []).values, io.env);
+  const logError = (message: string, err: unknown): void => {
+    io.stderr.write(`mcauth: ${message}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  };
+  const running = await startServer(config, await open(config.db), logError);
+  io.stdout.write(`${running.banner}\n`);
+  const stop = (): void => {
+    io.stdout.write('mcauth stopping: finishing requests in flight\n');
+    void running.stop().finally(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return undefined;
 }
 
 /** Runs the command line; resolves to an exit status, or undefined while the server runs. */
-export async function main(argv: string[]): Promise<number | undefined> {
+export async function main(argv: string[], io: Io): Promise<number | undefined> {
   try {
     if (argv.includes('--help') || argv.includes('-h')) {
-      process.stdout.write(HELP);
+      io.stdout.write(HELP);
       return 0;
     }
-    if (argv[0] === 'user') return await runUser(argv.slice(1));
-    const rest = argv[0] === 'serve' ? argv.slice(1) : argv;
-    if (rest[0] !== undefined && !rest[0].startsWith('-')) throw new UsageError(`unknown command "${rest[0]}"`);
-    const config = resolveServeConfig(parseCommandLine(rest, SERVE_OPTION_TYPES, []).values, process.env);
-    await serve(config, await open(config.db));
-    return undefined;
+    if (argv[0] === 'user') return await runUser(argv.slice(1), io);
+    return await runServer(argv[0] === 'serve' ? argv.slice(1) : argv, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`mcauth: ${err.message} (see --help)\n`);
+      io.stderr.write(`mcauth: ${err.message} (see --help)\n`);
       return 2;
     }
-    process.stderr.write(err instanceof ServiceError ? `${err.message}\n` : `mcauth: ${(err as Error).message}\n`);
+    io.stderr.write(err instanceof ServiceError ? `${err.message}\n` : `mcauth: ${(err as Error).message}\n`);
     return 1;
   }
 }

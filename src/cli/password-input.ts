@@ -1,59 +1,62 @@
 // Reading a password: without echo on a terminal, else the first line of standard input.
-import { stdin, stderr } from 'node:process';
+import { stderr } from 'node:process';
+import type { Readable } from 'node:stream';
 
-/** The first line of a piped standard input (without its line ending). */
-function readFirstLine(): Promise<string> {
+export type PasswordInput = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
+
+/** The first line of a piped input (without its line ending); all of it when it has no newline. */
+function readFirstLine(input: Readable): Promise<string> {
   return new Promise((done, fail) => {
     let text = '';
     const finish = (): void => {
-      stdin.off('data', onData);
-      stdin.pause();
+      input.off('data', onData);
+      input.pause();
       done(text.split('\n')[0]!.replace(/\r$/, ''));
     };
     const onData = (chunk: string): void => {
       text += chunk;
       if (text.includes('\n')) finish();
     };
-    stdin.setEncoding('utf8');
-    stdin.on('data', onData);
-    stdin.once('end', finish);
-    stdin.once('error', fail);
+    input.setEncoding('utf8');
+    input.on('data', onData);
+    input.once('end', finish);
+    input.once('error', fail);
   });
 }
 
 /** Prompts on standard error and reads keys in raw mode, so nothing typed is echoed. */
-function promptHidden(prompt: string): Promise<string> {
+function promptHidden(input: PasswordInput, prompt: string): Promise<string> {
   stderr.write(prompt);
-  stdin.setRawMode(true);
-  stdin.setEncoding('utf8');
-  stdin.resume();
+  input.setRawMode?.(true);
+  input.setEncoding('utf8');
+  input.resume();
   return new Promise((done) => {
     let typed = '';
     const onData = (keys: string): void => {
       for (const key of keys) {
         if (key === '\u0003') {
-          stdin.setRawMode(false);
+          input.setRawMode?.(false);
           stderr.write('\n');
           process.exit(130); // Ctrl-C
         } else if (key === '\r' || key === '\n' || key === '\u0004') {
-          stdin.setRawMode(false);
-          stdin.off('data', onData);
-          stdin.pause();
+          input.setRawMode?.(false);
+          input.off('data', onData);
+          input.pause();
           stderr.write('\n');
           return done(typed);
         } else if (key === '\u007f' || key === '\b') typed = typed.slice(0, -1);
         else typed += key;
       }
     };
-    stdin.on('data', onData);
+    input.on('data', onData);
   });
 }
 
 /** The new password: typed twice on a terminal (they must match), else the first input line. */
-export async function readNewPassword(): Promise<string> {
-  if (!stdin.isTTY) return readFirstLine();
-  const first = await promptHidden('Password: ');
-  const again = await promptHidden('Repeat password: ');
+export async function readNewPassword(input: PasswordInput): Promise<string> {
+  if (!input.isTTY) return readFirstLine(input);
+  const first = await promptHidden(input, 'Password: ');
+  const again = await promptHidden(input, 'Repeat password: ');
   if (first !== again) throw new Error('The passwords do not match');
   return first;
 }

@@ -1,7 +1,7 @@
 // `user ...` commands: managing players in the database of a (possibly running) server.
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
-import { readNewPassword } from './password-input.ts';
+import { readNewPassword, type PasswordInput } from './password-input.ts';
 import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
 
 export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB):
@@ -20,9 +20,9 @@ const COMMANDS = {
   add: {
     options: { ...DB, uuid: { type: 'string' }, 'offline-uuid': { type: 'boolean' } },
     positionals: ['NAME'],
-    async run(service: Service, { values, positionals: [name] }: CommandLine): Promise<string> {
+    async run(service: Service, { values, positionals: [name] }: CommandLine, stdin: PasswordInput): Promise<string> {
       if (values.uuid !== undefined && values['offline-uuid']) throw new UsageError('give --uuid or --offline-uuid, not both');
-      const password = await readNewPassword();
+      const password = await readNewPassword(stdin);
       const user = await service.addUser({ name: name!, password, uuid: values.uuid as string | undefined, offlineUuid: values['offline-uuid'] === true });
       return `Added ${user.name} ${user.id}`;
     },
@@ -30,8 +30,8 @@ const COMMANDS = {
   passwd: {
     options: DB,
     positionals: ['NAME'],
-    async run(service: Service, { positionals: [name] }: CommandLine): Promise<string> {
-      const user = await service.changePassword(name!, await readNewPassword());
+    async run(service: Service, { positionals: [name] }: CommandLine, stdin: PasswordInput): Promise<string> {
+      const user = await service.changePassword(name!, await readNewPassword(stdin));
       return `Changed the password of ${user.name}; their sessions have ended`;
     },
   },
@@ -93,13 +93,13 @@ function describe(user: User): string {
 
 export type UserCommand = keyof typeof COMMANDS;
 
-/** Parses `user <command> ...`; returns the db path it names and how to run it. */
-export function parseUserCommand(argv: string[]): { line: CommandLine; run: (service: Service) => Promise<string> } {
+/** Parses `user <command> ...`: the parsed line (with its --db) and how to run it. */
+export function parseUserCommand(argv: string[]): { line: CommandLine; run: (service: Service, stdin: PasswordInput) => Promise<string> } {
   const [name, ...rest] = argv;
   if (name === undefined || !Object.hasOwn(COMMANDS, name)) {
     throw new UsageError(name === undefined ? 'user needs a command: add, passwd, remove, list or set' : `unknown user command "${name}"`);
   }
   const command = COMMANDS[name as UserCommand];
   const line = parseCommandLine(rest, command.options, [...command.positionals]);
-  return { line, run: (service) => command.run(service, line) };
+  return { line, run: (service, stdin) => command.run(service, line, stdin) };
 }
