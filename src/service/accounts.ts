@@ -1,9 +1,9 @@
 // Managing players: the rules the CLI (and any later admin interface) goes through.
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../crypto/password.ts';
-import { NAME_PATTERN } from '../limits.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { offlineUuid, parseUuid } from '../uuid.ts';
+import { isPlayerName, requireNewName, requireNewPassword, requireUrl } from './checks.ts';
 import type { Context } from './context.ts';
 import { invalid, notFound, ServiceError } from './errors.ts';
 
@@ -16,35 +16,15 @@ export interface NewUser {
   offlineUuid?: boolean;
 }
 
-function requireName(name: string): void {
-  if (!NAME_PATTERN.test(name)) throw invalid(`Invalid name "${name}": use 3 to 16 letters, digits and _`);
-}
-
-function requirePassword(password: string): void {
-  if (password === '') throw invalid('The password must not be empty');
-}
-
-function requireUrl(url: string): void {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
-    throw invalid(`Invalid URL "${url}": use an http:// or https:// address`);
-  }
-}
-
 export async function findUser(ctx: Context, name: string): Promise<User> {
-  const user = await ctx.store.findUserByName(name);
+  const user = isPlayerName(name) ? await ctx.store.findUserByName(name) : undefined;
   if (!user) throw notFound(`No player named "${name}"`);
   return user;
 }
 
 export async function addUser(ctx: Context, input: NewUser): Promise<User> {
-  requireName(input.name);
-  requirePassword(input.password);
+  requireNewName(input.name);
+  requireNewPassword(input.password);
   let id: string = randomUUID();
   if (input.offlineUuid) id = offlineUuid(input.name);
   if (input.uuid !== undefined) {
@@ -61,7 +41,7 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
 
 /** Sets a new password and ends every live token of the player: a changed password logs out everywhere. */
 export async function changePassword(ctx: Context, name: string, password: string): Promise<User> {
-  requirePassword(password);
+  requireNewPassword(password);
   const user = await findUser(ctx, name);
   await ctx.store.setPasswordHash(user.id, await hashPassword(password), true);
   return user;
@@ -79,8 +59,8 @@ export function listUsers(ctx: Context): Promise<User[]> {
 
 /** Sets or clears (null) skin and cape URLs and the arm model. */
 export async function setTextures(ctx: Context, name: string, change: TextureChange): Promise<User> {
-  if (change.skinUrl) requireUrl(change.skinUrl);
-  if (change.capeUrl) requireUrl(change.capeUrl);
+  if (typeof change.skinUrl === 'string') requireUrl(change.skinUrl);
+  if (typeof change.capeUrl === 'string') requireUrl(change.capeUrl);
   const user = await findUser(ctx, name);
   await ctx.store.setTextures(user.id, change);
   return { ...user, ...change };

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts';
 import { issueToken } from '../crypto/token.ts';
 import { MAX_TOKENS_PER_USER } from '../limits.ts';
+import { isPlayerName } from './checks.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
@@ -28,7 +29,7 @@ export function dummyHash(): Promise<string> {
 }
 
 export async function login(ctx: Context, name: string, password: string): Promise<AuthResult> {
-  const user = await ctx.store.findUserByName(name);
+  const user = isPlayerName(name) ? await ctx.store.findUserByName(name) : undefined;
   const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
   if (!user || !matches) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
 

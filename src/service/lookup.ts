@@ -1,8 +1,7 @@
 // /profile and /profiles: public look-ups by UUID and by name.
-import { NAME_PATTERN } from '../limits.ts';
+import { isPlayerName, requireUuid } from './checks.ts';
 import type { Context } from './context.ts';
 import { invalid, notFound } from './errors.ts';
-import { requireUuid } from './session.ts';
 import { textureFields, type TextureFields } from './textures.ts';
 
 export interface ProfileResult extends TextureFields {
@@ -28,7 +27,7 @@ export async function profiles(ctx: Context, names: string[]): Promise<ProfilesE
   if (names.length > ctx.options.maxProfiles) {
     throw invalid(`Too many names: at most ${ctx.options.maxProfiles} a request`);
   }
-  const wanted = [...new Set(names.filter((n) => NAME_PATTERN.test(n)).map((n) => n.toLowerCase()))];
+  const wanted = [...new Set(names.filter(isPlayerName).map((n) => n.toLowerCase()))];
   if (wanted.length === 0) return [];
   const found = new Map((await ctx.store.findUsersByNames(wanted)).map((u) => [u.name.toLowerCase(), u]));
   return wanted.flatMap((key) => {

@@ -12,7 +12,6 @@ export type Service = ReturnType<typeof createService>;
 export function createService(store: Store, options: ServiceOptions, now: () => number = Date.now) {
   const ctx: Context = { store, options, now };
   return {
-    store,
     /** Computes the dummy hash ahead, so the first unknown login is not slower than the rest. */
     warmUp: () => dummyHash().then(() => undefined),
     login: (name: string, password: string) => login(ctx, name, password),

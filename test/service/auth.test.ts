@@ -58,3 +58,33 @@ test('an unknown login and a wrong password are one refusal', async () => {
     await assert.rejects(service.login(login, password), { name: 'ServiceError', kind: 'unauthorized', message: 'Wrong login or password' });
   }
 });
+
+test('a name outside the rule finds no one, even when toLowerCase() folds it onto a player', async () => {
+  const { service } = setup();
+  const kate = await service.addUser({ name: 'kate', password: 'pw' });
+  const { accessToken } = await service.login('KATE', 'pw');
+  await service.join(accessToken, kate.id, 's');
+  const kelvin = '\u212Aate'; // KELVIN SIGN: "\u212Aate".toLowerCase() === "kate"
+  await assert.rejects(service.login(kelvin, 'pw'), { kind: 'unauthorized' });
+  await assert.rejects(service.hasJoined(kelvin, 's'), { kind: 'not_found' });
+  assert.deepEqual(await service.profiles([kelvin]), []);
+});
+
+test('an unknown login costs a password verification, like a wrong password', async () => {
+  const { service } = setup();
+  await service.addUser({ name: 'Alice', password: 'pw' });
+  const median = async (login: string): Promise<number> => {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      await service.login(login, 'wrong').catch(() => undefined);
+      times.push(performance.now() - start);
+    }
+    return times.sort((a, b) => a - b)[2]!;
+  };
+  await service.warmUp();
+  const [wrong, unknown] = [await median('alice'), await median('nobody')];
+  // Without the dummy hash an unknown login takes well under a millisecond against ~10+ ms;
+  // the bound is loose on purpose (this is not a benchmark; bench/ measures it closely).
+  assert.ok(unknown > wrong / 2, `unknown ${unknown.toFixed(1)} ms, wrong password ${wrong.toFixed(1)} ms`);
+});
