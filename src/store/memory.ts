@@ -3,7 +3,6 @@ import type { CreateResult, Store, TextureChange, User } from './store.ts';
 
 interface Token {
   userId: string;
-  issuedAt: number;
   expiresAt: number;
   seq: number;
 }
@@ -72,10 +71,10 @@ export function createMemoryStore(): Store {
       return true;
     },
     async addToken(userId, digest, now, expiresAt, maxLive) {
-      tokens.set(digest, { userId, issuedAt: now, expiresAt, seq: ++seq });
+      tokens.set(digest, { userId, expiresAt, seq: ++seq });
       const live = [...tokens.entries()]
         .filter(([, t]) => t.userId === userId && t.expiresAt > now)
-        .sort(([, a], [, b]) => b.issuedAt - a.issuedAt || b.seq - a.seq)
+        .sort(([, a], [, b]) => b.seq - a.seq) // newest issued first, whatever the clocks said
         .slice(0, maxLive);
       const keep = new Set(live.map(([d]) => d));
       dropTokens((d, t) => t.userId !== userId || keep.has(d));

@@ -19,7 +19,7 @@ const MIGRATIONS: string[] = [
      issued_at INTEGER NOT NULL,
      expires_at INTEGER NOT NULL
    );
-   CREATE INDEX tokens_by_user ON tokens (user_id, issued_at);
+   CREATE INDEX tokens_by_user ON tokens (user_id);
    CREATE TABLE joins (
      user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
      server_id TEXT NOT NULL,
@@ -44,21 +44,28 @@ async function whenUnlocked<T>(step: () => T): Promise<T> {
   }
 }
 
+/** The file's schema version; a version newer than this program's is refused. */
+function refuseNewer(db: DatabaseSync): number {
+  const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (version > SCHEMA_VERSION) {
+    throw new Error(`the database has schema version ${version}, newer than this program's ${SCHEMA_VERSION}; use a newer mcauth`);
+  }
+  return version;
+}
+
 /**
  * Switches the file to WAL and brings the schema up to date. Several processes may open the same
  * new file at once: the version is read and raised inside one IMMEDIATE transaction, so exactly
  * one of them migrates and the others (waiting up to the busy timeout) find the work done.
  */
 export async function migrate(db: DatabaseSync): Promise<void> {
+  refuseNewer(db); // before anything writes, even the switch to WAL
   await whenUnlocked(() => db.exec('PRAGMA journal_mode = WAL'));
   // From BEGIN to COMMIT nothing is awaited: another connection of this same process would
   // otherwise block the thread in its busy wait while this one holds the lock.
   db.exec('BEGIN IMMEDIATE');
   try {
-    const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
-    if (version > SCHEMA_VERSION) {
-      throw new Error(`the database has schema version ${version}, newer than this program's ${SCHEMA_VERSION}; use a newer mcauth`);
-    }
+    const version = refuseNewer(db);
     for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
     if (version < SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');

@@ -52,6 +52,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
     db.close();
     throw err;
   }
+  let closed = false;
   const sql = (text: string): StatementSync => db.prepare(text);
   const q = {
     count: sql('SELECT count(*) AS n FROM users'),
@@ -75,7 +76,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
     insertToken: sql('INSERT INTO tokens (digest, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?)'),
     pruneTokens: sql(
       `DELETE FROM tokens WHERE user_id = ?1 AND (expires_at <= ?2 OR rowid NOT IN (
-         SELECT rowid FROM tokens WHERE user_id = ?1 AND expires_at > ?2 ORDER BY issued_at DESC, rowid DESC LIMIT ?3))`,
+         SELECT rowid FROM tokens WHERE user_id = ?1 AND expires_at > ?2 ORDER BY rowid DESC LIMIT ?3))`,
     ),
     // One statement checks the token and records the join, so a revocation cannot slip between.
     recordJoin: sql(
@@ -144,7 +145,10 @@ export async function openSqliteStore(path: string): Promise<Store> {
       return toUser(q.findJoin.get(name.toLowerCase(), serverId, since));
     },
     async close() {
-      if (db.isOpen) db.close();
+      // A flag of our own: DatabaseSync.isOpen exists only from Node 22.15.
+      if (closed) return;
+      closed = true;
+      db.close();
     },
   };
 }

@@ -34,8 +34,9 @@ export interface Store {
   deleteUser(id: string): Promise<boolean>;
 
   /**
-   * Stores a token digest; then drops the user's expired tokens and all but the newest
-   * `maxLive`, in the same transaction.
+   * Stores a token digest; then drops the user's expired tokens and all but the `maxLive` most
+   * recently stored (by order of storing, not by clock, so the new one always stays), in the same
+   * transaction.
    */
   addToken(userId: string, digest: string, now: number, expiresAt: number, maxLive: number): Promise<void>;
   /**
