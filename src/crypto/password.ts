@@ -17,11 +17,11 @@ interface ScryptParams {
   p: number;
 }
 
-function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+function derive(password: string, salt: Buffer, params: ScryptParams, keyBytes = KEY_BYTES): Promise<Buffer> {
   // maxmem: scrypt needs 128*N*r bytes; Node's default cap (32 MiB) would refuse larger N later.
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
   return new Promise((done, fail) =>
-    scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (err, key) => (err ? fail(err) : done(key))),
+    scrypt(password.normalize('NFC'), salt, keyBytes, options, (err, key) => (err ? fail(err) : done(key))),
   );
 }
 
@@ -34,7 +34,7 @@ export async function hashPassword(password: string): Promise<string> {
 
 function parseHash(stored: string): { params: ScryptParams; salt: Buffer; key: Buffer } | undefined {
   const [algorithm, n, r, p, salt, key] = stored.split('$');
-  if (algorithm !== 'scrypt' || salt === undefined || key === undefined) return undefined;
+  if (algorithm !== 'scrypt' || !salt || !key) return undefined;
   const params = { N: Number(n), r: Number(r), p: Number(p) };
   if (![params.N, params.r, params.p].every((x) => Number.isSafeInteger(x) && x > 0)) return undefined;
   return { params, salt: Buffer.from(salt, 'base64'), key: Buffer.from(key, 'base64') };
@@ -44,8 +44,9 @@ function parseHash(stored: string): { params: ScryptParams; salt: Buffer; key: B
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parsed = parseHash(stored);
   if (!parsed) throw new Error('stored password hash has an unknown format');
-  const key = await derive(password, parsed.salt, parsed.params);
-  return key.length === parsed.key.length && timingSafeEqual(key, parsed.key);
+  // The stored key's own length, so a later change of KEY_BYTES leaves old hashes valid.
+  const key = await derive(password, parsed.salt, parsed.params, parsed.key.length);
+  return timingSafeEqual(key, parsed.key);
 }
 
 /** True when `stored` was made with other parameters than today's and should be replaced. */

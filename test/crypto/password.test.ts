@@ -19,7 +19,7 @@ test('verifies the right password only', async () => {
   assert.equal(await verifyPassword('', hash), false);
 });
 
-test('a hash made with other parameters still verifies and asks for a rehash', async () => {
+test('a hash is verified with the parameters it names, and one with other parameters asks for a rehash', async () => {
   const old = await hashPassword('pw');
   const [, , , , salt, key] = old.split('$');
   assert.equal(needsRehash(old), false);
