@@ -1,15 +1,13 @@
 // `serve`: the HTTP server over an open store, started and stopped as one unit.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ServeConfig } from './cli/options.ts';
-import { createApp } from './http/app.ts';
+import { toServiceOptions, type ServeConfig } from './cli/options.ts';
+import { answerClientError, createApp } from './http/app.ts';
 import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
 import type { Store } from './store/store.ts';
-
-/** How long a stop waits for requests in flight before it closes the store anyway. */
-const STOP_TIMEOUT_MS = 10_000;
+import { STOP_TIMEOUT_MS } from './limits.ts';
 
 export interface RunningServer {
   /** The one line that says where it listens and what it serves. */
@@ -20,15 +18,11 @@ export interface RunningServer {
 }
 
 export async function startServer(config: ServeConfig, store: Store, logError: (message: string, err: unknown) => void): Promise<RunningServer> {
-  const service = createService(store, {
-    variant: config.variant,
-    joinTtlSeconds: config.joinTtl,
-    tokenTtlSeconds: config.tokenTtl,
-    maxProfiles: config.maxProfiles,
-  });
+  const service = createService(store, toServiceOptions(config));
   await service.warmUp();
   const basePath = normalizeBasePath(config.basePath);
   const server = createServer(createApp(service, { basePath, logError }));
+  server.on('clientError', answerClientError);
 
   await new Promise<void>((listening, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) =>

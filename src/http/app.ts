@@ -1,5 +1,6 @@
 // The HTTP face of the service: the five endpoints, and how every failure becomes an envelope.
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES, MAX_DRAIN_BYTES } from '../limits.ts';
 import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
@@ -58,6 +59,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
     // The path only: a query string may carry a secret.
     const where = `${req.method} ${(req.url ?? '').split('?')[0]}`;
+    if (req.socket.destroyed) return; // the client is gone: no one to answer, nothing to report
     if (res.headersSent) {
       options.logError(`${where}: failed after the answer began`, err);
       res.destroy();
@@ -83,4 +85,26 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     }
     handler(req, res).catch((err: unknown) => fail(req, res, err));
   };
+}
+
+/**
+ * Answers what Node's HTTP parser refused before any handler ran (a malformed request line,
+ * headers too large, headers too slow) with the envelope too, then closes the connection.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request took too long']
+        : [400, 'Malformed HTTP request'];
+  const body = JSON.stringify({ success: false, error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

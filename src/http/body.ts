@@ -6,6 +6,9 @@ export function tooLarge(limit: number): HttpError {
   return new HttpError(413, `Request body is larger than ${limit} bytes`);
 }
 
+/** The client went away (or broke the stream) before the body ended: nothing is done with it. */
+const endedEarly = (): HttpError => new HttpError(400, 'Request body ended early');
+
 /** Reads the whole body, refusing (413) as soon as it is known to exceed `limit` bytes. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -22,7 +25,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     req.on('data', onData);
     req.once('end', () => done(Buffer.concat(chunks, size)));
-    req.once('error', fail);
+    req.once('error', () => fail(endedEarly()));
+    req.once('close', () => {
+      if (!req.complete) fail(endedEarly());
+    });
   });
 }
 

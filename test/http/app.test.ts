@@ -2,6 +2,7 @@
 // test/e2e/ runs the same paths through the built server; these give c8 its line coverage.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { ServeConfig } from '../../src/cli/options.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
@@ -87,6 +88,33 @@ describe('HTTP layer', () => {
     assert.equal((await post('/profile', { userUUID: '00000000000040008000000000000fff' })).status, 404);
     assert.equal((await post('/hasJoined', { username: 'Alice', serverID: '' })).body.error, 'Field "serverID" must not be empty');
     assert.deepEqual((await post('/join', { accessToken: 'x', userUUID: '00000000-0000-4000-8000-00000000000a', serverID: 's' })).body, { success: true, result: false });
+  });
+
+  test('a request Node cannot parse still gets an envelope', async () => {
+    const raw = await new Promise<string>((done, fail) => {
+      const socket = connect(server.port, '127.0.0.1', () => socket.end('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+      socket.on('close', () => done(text)).on('error', fail);
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    assert.match(head!, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.match(head!, /content-type: application\/json/);
+    assert.deepEqual(JSON.parse(body!), { success: false, error: 'Malformed HTTP request' });
+  });
+
+  test('a client that leaves mid-body is no error of the server: nothing is logged or written', async () => {
+    const logged = errors.length;
+    await new Promise<void>((done) => {
+      const socket = connect(server.port, '127.0.0.1', () => {
+        socket.write('POST /mc/auth HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"login":"Al');
+        setTimeout(() => socket.destroy(), 50);
+      });
+      socket.on('close', () => done());
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(errors.length, logged, errors.join('\n'));
+    assert.equal((await post('/profiles', ['x'])).status, 200, 'still serving');
   });
 
   test('an unexpected error is a 500 with no details; the details go to the log', async () => {
