@@ -22,5 +22,14 @@ export const DEFAULT_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 /** A LauncherServer sends at most 10 names; 100 leaves room for web cabinets. */
 export const DEFAULT_MAX_PROFILES = 100;
 
+/** Longest --join-ttl and --token-ttl: ten years. */
+export const MAX_TTL_SECONDS = 10 * 365 * 24 * 60 * 60;
+
+/** Highest --max-profiles: enough for any caller, small enough to keep one query cheap. */
+export const MAX_PROFILES_CAP = 10_000;
+
+/** How long a stop waits for requests in flight before it closes the store anyway. */
+export const STOP_TIMEOUT_MS = 10_000;
+
 /** How long a connection waits for a database lock held by another process (the CLI, a worker). */
 export const BUSY_TIMEOUT_MS = 5000;

@@ -5,7 +5,7 @@ import { ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
-import { optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES } from './options.ts';
+import { defaultServiceOptions, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES } from './options.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP } from './user.ts';
 
@@ -43,10 +43,7 @@ async function runUser(argv: string[], io: Io): Promise<number> {
   const { line, run } = parseUserCommand(argv);
   const store = await open(resolveDb(line.values.db, io.env));
   try {
-    // Account commands use none of the server's settings; the defaults will do.
-    const { variant, joinTtl, tokenTtl, maxProfiles } = resolveServeConfig({}, {});
-    const service = createService(store, { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles });
-    io.stdout.write(`${await run(service, io.stdin)}\n`);
+    io.stdout.write(`${await run(createService(store, defaultServiceOptions()), io.stdin, io.stderr)}\n`);
     return 0;
   } finally {
     await store.close();

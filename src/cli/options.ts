@@ -6,8 +6,11 @@ import {
   DEFAULT_MAX_PROFILES,
   DEFAULT_PORT,
   DEFAULT_TOKEN_TTL_SECONDS,
+  MAX_PROFILES_CAP,
+  MAX_TTL_SECONDS,
 } from '../limits.ts';
-import type { Variant } from '../service/context.ts';
+import type { ServiceOptions, Variant } from '../service/context.ts';
+import { MEMORY_DB } from '../store/open.ts';
 import { UsageError, type OptionTypes } from './usage.ts';
 
 export interface ServeConfig {
@@ -40,8 +43,6 @@ const integer =
       ? Number(t)
       : { refused: `must be a whole number from ${min} to ${max}` };
 
-const MAX_SECONDS = 10 * 365 * 24 * 60 * 60;
-
 export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'host', flag: 'host', arg: 'HOST', fallback: DEFAULT_HOST, help: 'address to listen on (loopback: only this host can call it)', parse: text },
   { key: 'port', flag: 'port', arg: 'N', fallback: String(DEFAULT_PORT), help: 'port to listen on (0: any free port)', parse: integer(0, 65535) },
@@ -55,9 +56,9 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: 'base leaves isAlex, skinUrl and capeUrl out of every answer',
     parse: (t) => (t === 'base' || t === 'extended' ? t : { refused: 'must be base or extended' }),
   },
-  { key: 'joinTtl', flag: 'join-ttl', arg: 'SECONDS', fallback: String(DEFAULT_JOIN_TTL_SECONDS), help: 'how long a join stays valid for /hasJoined', parse: integer(1, MAX_SECONDS) },
-  { key: 'tokenTtl', flag: 'token-ttl', arg: 'SECONDS', fallback: String(DEFAULT_TOKEN_TTL_SECONDS), help: 'how long an access token stays valid', parse: integer(1, MAX_SECONDS) },
-  { key: 'maxProfiles', flag: 'max-profiles', arg: 'N', fallback: String(DEFAULT_MAX_PROFILES), help: 'most names one /profiles call may send', parse: integer(1, 10_000) },
+  { key: 'joinTtl', flag: 'join-ttl', arg: 'SECONDS', fallback: String(DEFAULT_JOIN_TTL_SECONDS), help: 'how long a join stays valid for /hasJoined', parse: integer(1, MAX_TTL_SECONDS) },
+  { key: 'tokenTtl', flag: 'token-ttl', arg: 'SECONDS', fallback: String(DEFAULT_TOKEN_TTL_SECONDS), help: 'how long an access token stays valid', parse: integer(1, MAX_TTL_SECONDS) },
+  { key: 'maxProfiles', flag: 'max-profiles', arg: 'N', fallback: String(DEFAULT_MAX_PROFILES), help: 'most names one /profiles call may send', parse: integer(1, MAX_PROFILES_CAP) },
 ];
 
 export const envName = (flag: string): string => `MCAUTH_${flag.toUpperCase().replaceAll('-', '_')}`;
@@ -83,7 +84,17 @@ export function resolveServeConfig(flags: Record<string, unknown>, env: Record<s
 export function resolveDb(flag: unknown, env: Record<string, string | undefined>): string {
   const db = typeof flag === 'string' ? flag : (env[envName('db')] ?? DEFAULT_DB);
   if (db === '') throw new UsageError('--db must not be empty');
+  if (db === MEMORY_DB) throw new UsageError('user commands need a database file: :memory: is gone when the command ends');
   return db;
+}
+
+/** The service's settings as the defaults give them (the user commands use none of them). */
+export function defaultServiceOptions(): ServiceOptions {
+  return toServiceOptions(resolveServeConfig({}, {}));
+}
+
+export function toServiceOptions(config: ServeConfig): ServiceOptions {
+  return { variant: config.variant, joinTtlSeconds: config.joinTtl, tokenTtlSeconds: config.tokenTtl, maxProfiles: config.maxProfiles };
 }
 
 export function optionsHelp(): string {

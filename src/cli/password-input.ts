@@ -1,6 +1,5 @@
 // Reading a password: without echo on a terminal, else the first line of standard input.
-import { stderr } from 'node:process';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 export type PasswordInput = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
 
@@ -24,25 +23,27 @@ function readFirstLine(input: Readable): Promise<string> {
   });
 }
 
-/** Prompts on standard error and reads keys in raw mode, so nothing typed is echoed. */
-function promptHidden(input: PasswordInput, prompt: string): Promise<string> {
-  stderr.write(prompt);
+/** Prompts (on standard error) and reads keys in raw mode, so nothing typed is echoed. */
+function promptHidden(input: PasswordInput, output: Writable, prompt: string): Promise<string> {
+  output.write(prompt);
   input.setRawMode?.(true);
   input.setEncoding('utf8');
   input.resume();
-  return new Promise((done) => {
+  return new Promise((done, fail) => {
     let typed = '';
+    const finish = (): void => {
+      input.setRawMode?.(false);
+      input.off('data', onData);
+      input.pause();
+      output.write('\n');
+    };
     const onData = (keys: string): void => {
       for (const key of keys) {
         if (key === '\u0003') {
-          input.setRawMode?.(false);
-          stderr.write('\n');
-          process.exit(130); // Ctrl-C
+          finish(); // Ctrl-C
+          return fail(new Error('cancelled'));
         } else if (key === '\r' || key === '\n' || key === '\u0004') {
-          input.setRawMode?.(false);
-          input.off('data', onData);
-          input.pause();
-          stderr.write('\n');
+          finish();
           return done(typed);
         } else if (key === '\u007f' || key === '\b') typed = typed.slice(0, -1);
         else typed += key;
@@ -53,10 +54,10 @@ function promptHidden(input: PasswordInput, prompt: string): Promise<string> {
 }
 
 /** The new password: typed twice on a terminal (they must match), else the first input line. */
-export async function readNewPassword(input: PasswordInput): Promise<string> {
+export async function readNewPassword(input: PasswordInput, output: Writable): Promise<string> {
   if (!input.isTTY) return readFirstLine(input);
-  const first = await promptHidden(input, 'Password: ');
-  const again = await promptHidden(input, 'Repeat password: ');
+  const first = await promptHidden(input, output, 'Password: ');
+  const again = await promptHidden(input, output, 'Repeat password: ');
   if (first !== again) throw new Error('The passwords do not match');
   return first;
 }

@@ -1,4 +1,5 @@
 // `user ...` commands: managing players in the database of a (possibly running) server.
+import type { Writable } from 'node:stream';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { readNewPassword, type PasswordInput } from './password-input.ts';
@@ -20,9 +21,9 @@ const COMMANDS = {
   add: {
     options: { ...DB, uuid: { type: 'string' }, 'offline-uuid': { type: 'boolean' } },
     positionals: ['NAME'],
-    async run(service: Service, { values, positionals: [name] }: CommandLine, stdin: PasswordInput): Promise<string> {
+    async run(service: Service, { values, positionals: [name] }: CommandLine, stdin: PasswordInput, stderr: Writable): Promise<string> {
       if (values.uuid !== undefined && values['offline-uuid']) throw new UsageError('give --uuid or --offline-uuid, not both');
-      const password = await readNewPassword(stdin);
+      const password = await readNewPassword(stdin, stderr);
       const user = await service.addUser({ name: name!, password, uuid: values.uuid as string | undefined, offlineUuid: values['offline-uuid'] === true });
       return `Added ${user.name} ${user.id}`;
     },
@@ -30,8 +31,8 @@ const COMMANDS = {
   passwd: {
     options: DB,
     positionals: ['NAME'],
-    async run(service: Service, { positionals: [name] }: CommandLine, stdin: PasswordInput): Promise<string> {
-      const user = await service.changePassword(name!, await readNewPassword(stdin));
+    async run(service: Service, { positionals: [name] }: CommandLine, stdin: PasswordInput, stderr: Writable): Promise<string> {
+      const user = await service.changePassword(name!, await readNewPassword(stdin, stderr));
       return `Changed the password of ${user.name}; their sessions have ended`;
     },
   },
@@ -94,12 +95,12 @@ function describe(user: User): string {
 export type UserCommand = keyof typeof COMMANDS;
 
 /** Parses `user <command> ...`: the parsed line (with its --db) and how to run it. */
-export function parseUserCommand(argv: string[]): { line: CommandLine; run: (service: Service, stdin: PasswordInput) => Promise<string> } {
+export function parseUserCommand(argv: string[]): { line: CommandLine; run: (service: Service, stdin: PasswordInput, stderr: Writable) => Promise<string> } {
   const [name, ...rest] = argv;
   if (name === undefined || !Object.hasOwn(COMMANDS, name)) {
     throw new UsageError(name === undefined ? 'user needs a command: add, passwd, remove, list or set' : `unknown user command "${name}"`);
   }
   const command = COMMANDS[name as UserCommand];
   const line = parseCommandLine(rest, command.options, [...command.positionals]);
-  return { line, run: (service, stdin) => command.run(service, line, stdin) };
+  return { line, run: (service, stdin, stderr) => command.run(service, line, stdin, stderr) };
 }

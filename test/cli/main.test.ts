@@ -41,6 +41,7 @@ test('user commands add, list, set, passwd and remove players', async () => {
 
 test('refusals exit 1 with the reason on standard error', async () => {
   await run(['user', 'add', 'Bob'], 'pw');
+  await run(['user', 'add', 'Kate'], 'pw'); // "\u212Aate" folds to "kate" with toLowerCase()
   const cases: [string[], string, string][] = [
     [['user', 'add', 'ab'], 'pw', 'Invalid name "ab": use 3 to 16 letters, digits and _\n'],
     [['user', 'add', 'BOB'], 'pw', 'The name "BOB" is taken\n'],
@@ -48,10 +49,12 @@ test('refusals exit 1 with the reason on standard error', async () => {
     [['user', 'add', 'Carol', '--uuid', 'xyz'], 'pw', 'Invalid UUID "xyz"\n'],
     [['user', 'passwd', 'nobody'], 'pw', 'No player named "nobody"\n'],
     [['user', 'set', 'Bob', '--skin-url', 'ftp://x/y.png'], '', 'Invalid URL "ftp://x/y.png": use an http:// or https:// address\n'],
+    [['user', 'set', 'Bob', '--cape-url', ''], '', 'Invalid URL "": use an http:// or https:// address\n'],
+    [['user', 'passwd', '\u212Aate'], 'pw', 'No player named "\u212Aate"\n'],
     [['user', 'add', 'Dave', '--db', join(dir, 'no', 'such', 'dir.db')], 'pw', `mcauth: cannot open the database "${join(dir, 'no', 'such', 'dir.db')}": unable to open database file\n`],
   ];
   for (const [argv, stdin, stderr] of cases) assert.deepEqual(await run(argv, stdin), { code: 1, stdout: '', stderr }, argv.join(' '));
-  const bob = (await run(['user', 'list'])).stdout.split('  ')[1]!.trim();
+  const bob = (await run(['user', 'list'])).stdout.split('\n')[0]!.split('  ')[1]!;
   assert.equal((await run(['user', 'add', 'Carol', '--uuid', bob], 'pw')).stderr, `The UUID ${bob} belongs to another player\n`);
 });
 
@@ -67,6 +70,7 @@ test('malformed command lines exit 2 and point to --help', async () => {
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['serve', '--port', 'x'], '--port must be a whole number from 0 to 65535, got "x"'],
     [['--colour'], 'unknown option --colour'],
+    [['user', 'list', '--db', ':memory:'], 'user commands need a database file: :memory: is gone when the command ends'],
   ];
   for (const [argv, message] of cases) assert.deepEqual(await run(argv), { code: 2, stdout: '', stderr: `mcauth: ${message} (see --help)\n` }, argv.join(' '));
 });
@@ -79,15 +83,23 @@ test('--help lists the commands and exits 0', async () => {
 
 test('on a terminal the password is read twice without echo, and must match', async () => {
   const terminal = () => Object.assign(new PassThrough(), { isTTY: true, raw: [] as boolean[], setRawMode(raw: boolean) { this.raw.push(raw); } });
+  let prompts = '';
+  const output = new Writable({ write: (chunk, _enc, next) => ((prompts += String(chunk)), next()) });
   const input = terminal();
-  const read = readNewPassword(input);
+  const read = readNewPassword(input, output);
   input.write('pw1\u007f2\r');
   setImmediate(() => input.write('pw2\n'));
   assert.equal(await read, 'pw2');
   assert.deepEqual(input.raw, [true, false, true, false]);
+  assert.equal(prompts, 'Password: \nRepeat password: \n', 'prompts only, nothing typed');
   const mismatch = terminal();
-  const refused = readNewPassword(mismatch);
+  const refused = readNewPassword(mismatch, output);
   mismatch.write('a\r');
   setImmediate(() => mismatch.write('b\r'));
   await assert.rejects(refused, /The passwords do not match/);
+  const interrupted = terminal();
+  const cancelled = readNewPassword(interrupted, output);
+  interrupted.write('abc\u0003');
+  await assert.rejects(cancelled, /cancelled/);
+  assert.equal(interrupted.raw.at(-1), false, 'the terminal is left in cooked mode');
 });
