@@ -12,6 +12,7 @@ export function createMemoryStore(): Store {
   const idByName = new Map<string, string>(); // lower-case name -> id
   const tokens = new Map<string, Token>(); // by digest
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
+  const failures = new Map<string, { failures: number; lastAt: number }>(); // by lower-case name
   let seq = 0;
 
   const copy = (u: User | undefined): User | undefined => (u ? { ...u } : undefined);
@@ -89,6 +90,18 @@ export function createMemoryStore(): Store {
       const u = byName(name);
       const j = u && joins.get(u.id);
       return j && j.serverId === serverId && j.at > since ? copy(u) : undefined;
+    },
+    async loginFailures(name) {
+      return { ...(failures.get(name.toLowerCase()) ?? { failures: 0, lastAt: 0 }) };
+    },
+    async addLoginFailure(name, now, forgetBefore) {
+      const key = name.toLowerCase();
+      const before = failures.get(key);
+      failures.set(key, { failures: before && before.lastAt >= forgetBefore ? before.failures + 1 : 1, lastAt: now });
+      for (const [k, f] of failures) if (f.lastAt < forgetBefore) failures.delete(k);
+    },
+    async clearLoginFailures(name) {
+      failures.delete(name.toLowerCase());
     },
     async close() {},
   };

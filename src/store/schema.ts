@@ -25,6 +25,13 @@ const MIGRATIONS: string[] = [
      server_id TEXT NOT NULL,
      joined_at INTEGER NOT NULL
    );`,
+  // Failed logins a name, for the password-guessing throttle.
+  `CREATE TABLE login_failures (
+     name_key TEXT PRIMARY KEY, -- lower-case login name, whether or not such a player exists
+     failures INTEGER NOT NULL,
+     last_at INTEGER NOT NULL
+   );
+   CREATE INDEX login_failures_by_time ON login_failures (last_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

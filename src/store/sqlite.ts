@@ -84,6 +84,14 @@ export async function openSqliteStore(path: string): Promise<Store> {
        SELECT user_id, ?3, ?4 FROM tokens WHERE digest = ?1 AND user_id = ?2 AND expires_at > ?4
        ON CONFLICT (user_id) DO UPDATE SET server_id = excluded.server_id, joined_at = excluded.joined_at`,
     ),
+    failures: sql('SELECT failures, last_at FROM login_failures WHERE name_key = ?'),
+    addFailure: sql(
+      `INSERT INTO login_failures (name_key, failures, last_at) VALUES (?1, 1, ?2)
+       ON CONFLICT (name_key) DO UPDATE SET
+         failures = CASE WHEN last_at < ?3 THEN 1 ELSE failures + 1 END, last_at = ?2`,
+    ),
+    forgetFailures: sql('DELETE FROM login_failures WHERE last_at < ?'),
+    clearFailures: sql('DELETE FROM login_failures WHERE name_key = ?'),
     findJoin: sql(
       `SELECT ${USER_COLUMNS} FROM users JOIN joins ON joins.user_id = users.id
        WHERE users.name_key = ? AND joins.server_id = ? AND joins.joined_at > ?`,
@@ -143,6 +151,19 @@ export async function openSqliteStore(path: string): Promise<Store> {
     },
     async findJoin(name, serverId, since) {
       return toUser(q.findJoin.get(name.toLowerCase(), serverId, since));
+    },
+    async loginFailures(name) {
+      const row = q.failures.get(name.toLowerCase()) as { failures: number; last_at: number } | undefined;
+      return row ? { failures: row.failures, lastAt: row.last_at } : { failures: 0, lastAt: 0 };
+    },
+    async addLoginFailure(name, now, forgetBefore) {
+      transaction(db, () => {
+        q.addFailure.run(name.toLowerCase(), now, forgetBefore);
+        q.forgetFailures.run(forgetBefore);
+      });
+    },
+    async clearLoginFailures(name) {
+      q.clearFailures.run(name.toLowerCase());
     },
     async close() {
       // A flag of our own: DatabaseSync.isOpen exists only from Node 22.15.

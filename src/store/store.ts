@@ -18,6 +18,12 @@ export type TextureChange = Partial<Pick<User, 'skinUrl' | 'capeUrl' | 'isAlex'>
 
 export type CreateResult = 'created' | 'name_taken' | 'id_taken';
 
+/** Failed logins of one name: how many in a row, and when the last was. */
+export interface LoginFailures {
+  failures: number;
+  lastAt: number;
+}
+
 export interface Store {
   countUsers(): Promise<number>;
   listUsers(): Promise<User[]>;
@@ -46,6 +52,15 @@ export interface Store {
   recordJoin(digest: string, userId: string, serverId: string, now: number): Promise<boolean>;
   /** The user named `name` (any case) whose latest join is to `serverId` and later than `since`. */
   findJoin(name: string, serverId: string, since: number): Promise<User | undefined>;
+
+  /** The failed logins of `name` (any case) since the last success; none: 0 failures. */
+  loginFailures(name: string): Promise<LoginFailures>;
+  /**
+   * Counts one more failure of `name` at `now`. A count whose last failure is before
+   * `forgetBefore` starts again at 1, and other names quiet since then are dropped.
+   */
+  addLoginFailure(name: string, now: number, forgetBefore: number): Promise<void>;
+  clearLoginFailures(name: string): Promise<void>;
 
   close(): Promise<void>;
 }

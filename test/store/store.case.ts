@@ -95,6 +95,23 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.recordJoin('d2', A, 's', 1), false);
     });
 
+    test('counts failed logins by name in any case, forgets quiet ones, clears on request', async () => {
+      assert.deepEqual(await store.loginFailures('ghost'), { failures: 0, lastAt: 0 });
+      await store.addLoginFailure('Alice', 100, 0);
+      await store.addLoginFailure('ALICE', 200, 0);
+      await store.addLoginFailure('bob', 150, 0);
+      assert.deepEqual(await store.loginFailures('alice'), { failures: 2, lastAt: 200 });
+      // Alice's last failure is older than the window: her count starts again at 1, and bob's
+      // row (quiet since 150) is dropped with it.
+      await store.addLoginFailure('alice', 1000, 300);
+      assert.deepEqual(await store.loginFailures('Alice'), { failures: 1, lastAt: 1000 });
+      await store.addLoginFailure('carol', 1001, 300);
+      assert.deepEqual(await store.loginFailures('bob'), { failures: 0, lastAt: 0 });
+      await store.clearLoginFailures('ALICE');
+      assert.deepEqual(await store.loginFailures('alice'), { failures: 0, lastAt: 0 });
+      assert.deepEqual(await store.loginFailures('carol'), { failures: 1, lastAt: 1001 });
+    });
+
     test('deleting a user takes its tokens and join along', async () => {
       await store.createUser(user('Alice', A));
       await store.addToken(A, 'd', 0, 1e12, 16);
