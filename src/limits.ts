@@ -3,6 +3,46 @@
 /** The game's rule for player names: 3 to 16 of A-Z a-z 0-9 _. */
 export const NAME_PATTERN = /^[A-Za-z0-9_]{3,16}$/;
 
+/** Longest password accepted: refused before hashing, so a huge one costs no scrypt work. */
+export const MAX_PASSWORD_BYTES = 256;
+/** The game's server IDs are at most 41 characters (a signed SHA-1 in hex); room for other callers. */
+export const MAX_SERVER_ID_CHARS = 64;
+/** Our tokens are 36 characters; anything much longer is not one. */
+export const MAX_TOKEN_CHARS = 64;
+
+/** JSON bodies here are at most two levels deep; anything deeper than this is refused unread. */
+export const MAX_JSON_DEPTH = 8;
+/** No field here is a number; a number literal longer than this is refused rather than parsed. */
+export const MAX_JSON_NUMBER_CHARS = 32;
+
+/** Failed logins of one name that go unthrottled: room for a few typos. */
+export const FREE_LOGIN_FAILURES = 5;
+/** The wait after the 5th failure; it doubles with every further one. */
+export const THROTTLE_BASE_MS = 1000;
+/** The longest wait, so that a guesser can never lock a player out for long. */
+export const THROTTLE_MAX_MS = 15 * 60 * 1000;
+/** A name with no failure for this long starts from zero again; its row is dropped. */
+export const FORGET_FAILURES_AFTER_MS = 60 * 60 * 1000;
+
+/** Password hashes computed at once: libuv's default thread pool has 4 threads. */
+export const DEFAULT_HASH_CONCURRENCY = 4;
+/** Logins that may wait for a hash slot; more get 503 at once. At 16 MiB a hash, memory stays bounded. */
+export const DEFAULT_HASH_QUEUE = 64;
+
+/** A client must send its headers within this (slowloris). */
+export const DEFAULT_HEADERS_TIMEOUT_SECONDS = 10;
+/** A client must send its whole request within this (a stalled body). */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+/** An idle keep-alive connection is closed after this. */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS = 5;
+/** Open connections at most; more are refused by the server until some close. */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+/** How often Node checks the timeouts above (its default, 30 s, would let a slow client stay that long). */
+export const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
+
+/** Shortest --api-key accepted: a key that can be guessed protects nothing. */
+export const MIN_API_KEY_CHARS = 16;
+
 /** Largest request body read; a login or join is a few hundred bytes, 100 names about 2 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
 

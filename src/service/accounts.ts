@@ -1,6 +1,7 @@
 // Managing players: the rules the CLI (and any later admin interface) goes through.
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../crypto/password.ts';
+import { withHashSlot } from './auth.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { offlineUuid, parseUuid } from '../uuid.ts';
 import { isPlayerName, requireNewName, requireNewPassword, requireUrl } from './checks.ts';
@@ -14,6 +15,13 @@ export interface NewUser {
   uuid?: string;
   /** Give the UUID an offline-mode server derives from the name. */
   offlineUuid?: boolean;
+}
+
+function hashInPool(ctx: Context, password: string): Promise<string> {
+  return withHashSlot(ctx, async (slot) => {
+    await slot.ready;
+    return hashPassword(password);
+  });
 }
 
 export async function findUser(ctx: Context, name: string): Promise<User> {
@@ -32,7 +40,7 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
     if (given === undefined) throw invalid(`Invalid UUID "${input.uuid}"`);
     id = given;
   }
-  const user: User = { id, name: input.name, passwordHash: await hashPassword(input.password), skinUrl: null, capeUrl: null, isAlex: false };
+  const user: User = { id, name: input.name, passwordHash: await hashInPool(ctx, input.password), skinUrl: null, capeUrl: null, isAlex: false };
   const created = await ctx.store.createUser(user);
   if (created === 'name_taken') throw new ServiceError('conflict', `The name "${input.name}" is taken`);
   if (created === 'id_taken') throw new ServiceError('conflict', `The UUID ${id} belongs to another player`);
@@ -43,7 +51,7 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
 export async function changePassword(ctx: Context, name: string, password: string): Promise<User> {
   requireNewPassword(password);
   const user = await findUser(ctx, name);
-  await ctx.store.setPasswordHash(user.id, await hashPassword(password), true);
+  await ctx.store.setPasswordHash(user.id, await hashInPool(ctx, password), true);
   return user;
 }
 

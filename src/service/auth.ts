@@ -3,10 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts';
 import { issueToken } from '../crypto/token.ts';
 import { MAX_TOKENS_PER_USER } from '../limits.ts';
-import { isPlayerName } from './checks.ts';
+import { requirePasswordSize, requirePlayerName } from './checks.ts';
 import type { Context } from './context.ts';
-import { ServiceError } from './errors.ts';
+import { busy, ServiceError } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
+import { admitLoginAttempt } from './throttle.ts';
 
 export interface AuthResult extends TextureFields {
   username: string;
@@ -28,16 +29,35 @@ export function dummyHash(): Promise<string> {
   return dummy;
 }
 
-export async function login(ctx: Context, name: string, password: string): Promise<AuthResult> {
-  const user = isPlayerName(name) ? await ctx.store.findUserByName(name) : undefined;
-  const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
-  if (!user || !matches) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
-
-  if (needsRehash(user.passwordHash)) {
-    await ctx.store.setPasswordHash(user.id, await hashPassword(password), false);
+/** Runs `work` in a slot of the hash pool: 503 at once when the pool and its queue are full. */
+export async function withHashSlot<T>(ctx: Context, work: (slot: { ready: Promise<void> }) => Promise<T>): Promise<T> {
+  const slot = ctx.pool.reserve();
+  if (!slot) throw busy();
+  try {
+    return await work(slot);
+  } finally {
+    slot.release();
   }
-  const { token, digest } = issueToken();
-  const now = ctx.now();
-  await ctx.store.addToken(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER);
-  return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant) };
+}
+
+export async function login(ctx: Context, name: string, password: string): Promise<AuthResult> {
+  // Over a limit: refused before any work, and not counted as a failed login.
+  requirePlayerName('login', name);
+  requirePasswordSize(password);
+  return withHashSlot(ctx, async (slot) => {
+    await admitLoginAttempt(ctx, name);
+    await slot.ready;
+    const user = await ctx.store.findUserByName(name);
+    const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
+    if (!user || !matches) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
+    await ctx.store.clearLoginFailures(name);
+
+    if (needsRehash(user.passwordHash)) {
+      await ctx.store.setPasswordHash(user.id, await hashPassword(password), false);
+    }
+    const { token, digest } = issueToken();
+    const now = ctx.now();
+    await ctx.store.addToken(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER);
+    return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant) };
+  });
 }

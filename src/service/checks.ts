@@ -1,5 +1,5 @@
 // The rules every input of the service is held to, in one place.
-import { NAME_PATTERN } from '../limits.ts';
+import { MAX_PASSWORD_BYTES, MAX_SERVER_ID_CHARS, MAX_TOKEN_CHARS, NAME_PATTERN } from '../limits.ts';
 import { parseUuid } from '../uuid.ts';
 import { invalid } from './errors.ts';
 
@@ -12,12 +12,28 @@ export function isPlayerName(name: string): boolean {
   return NAME_PATTERN.test(name);
 }
 
+/** A login or username field: a name that cannot exist is a malformed request. */
+export function requirePlayerName(field: string, name: string): void {
+  if (!isPlayerName(name)) throw invalid(`Field "${field}" is not a valid player name`);
+}
+
+export function requirePasswordSize(password: string): void {
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw invalid(`Field "password" is longer than ${MAX_PASSWORD_BYTES} bytes`);
+  }
+}
+
+export function requireTokenSize(token: string): void {
+  if (token.length > MAX_TOKEN_CHARS) throw invalid(`Field "accessToken" is longer than ${MAX_TOKEN_CHARS} characters`);
+}
+
 export function requireNewName(name: string): void {
   if (!isPlayerName(name)) throw invalid(`Invalid name "${name}": use 3 to 16 letters, digits and _`);
 }
 
 export function requireNewPassword(password: string): void {
   if (password === '') throw invalid('The password must not be empty');
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) throw invalid(`The password must be at most ${MAX_PASSWORD_BYTES} bytes`);
 }
 
 /** A malformed userUUID is a malformed request (an error envelope, not `false`). */
@@ -29,6 +45,7 @@ export function requireUuid(text: string): string {
 
 export function requireServerId(serverId: string): void {
   if (serverId === '') throw invalid('Field "serverID" must not be empty');
+  if (serverId.length > MAX_SERVER_ID_CHARS) throw invalid(`Field "serverID" is longer than ${MAX_SERVER_ID_CHARS} characters`);
 }
 
 export function requireUrl(url: string): void {

@@ -1,10 +1,13 @@
 // What every service operation works with: the store, the settings, and the clock.
+import type { HashPool } from '../crypto/hash-pool.ts';
 import type { Store } from '../store/store.ts';
 
 export type Variant = 'base' | 'extended';
 
 export interface ServiceOptions {
   variant: Variant;
+  hashConcurrency: number;
+  hashQueue: number;
   joinTtlSeconds: number;
   tokenTtlSeconds: number;
   maxProfiles: number;
@@ -13,6 +16,8 @@ export interface ServiceOptions {
 export interface Context {
   store: Store;
   options: ServiceOptions;
+  /** Every password hash runs through it. */
+  pool: HashPool;
   /** Milliseconds since the epoch; every expiry is decided against stored timestamps with it. */
   now: () => number;
 }

@@ -6,14 +6,17 @@ import type { Context, ServiceOptions } from './context.ts';
 import { profile, profiles } from './lookup.ts';
 import { hasJoined, join } from './session.ts';
 import type { Store } from '../store/store.ts';
+import { createHashPool } from '../crypto/hash-pool.ts';
 
 export type Service = ReturnType<typeof createService>;
 
 export function createService(store: Store, options: ServiceOptions, now: () => number = Date.now) {
-  const ctx: Context = { store, options, now };
+  const ctx: Context = { store, options, now, pool: createHashPool(options.hashConcurrency, options.hashQueue) };
   return {
     /** Computes the dummy hash ahead, so the first unknown login is not slower than the rest. */
     warmUp: () => dummyHash().then(() => undefined),
+    /** Hashes running and waiting, for tests and (later) metrics. */
+    hashLoad: () => ({ running: ctx.pool.running, waiting: ctx.pool.waiting }),
     login: (name: string, password: string) => login(ctx, name, password),
     join: (accessToken: string, userUUID: string, serverId: string) => join(ctx, accessToken, userUUID, serverId),
     hasJoined: (username: string, serverId: string) => hasJoined(ctx, username, serverId),

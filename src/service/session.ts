@@ -1,6 +1,6 @@
 // /join and /hasJoined: the client's join of a game server, and the game server's check of it.
 import { digestToken } from '../crypto/token.ts';
-import { isPlayerName, requireServerId, requireUuid } from './checks.ts';
+import { requirePlayerName, requireServerId, requireTokenSize, requireUuid } from './checks.ts';
 import type { Context } from './context.ts';
 import { notFound } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
@@ -16,14 +16,16 @@ export interface HasJoinedResult extends TextureFields {
  */
 export async function join(ctx: Context, accessToken: string, userUUID: string, serverId: string): Promise<boolean> {
   const id = requireUuid(userUUID);
+  requireTokenSize(accessToken);
   requireServerId(serverId);
   return ctx.store.recordJoin(digestToken(accessToken), id, serverId, ctx.now());
 }
 
 export async function hasJoined(ctx: Context, username: string, serverId: string): Promise<HasJoinedResult> {
+  requirePlayerName('username', username);
   requireServerId(serverId);
   const since = ctx.now() - ctx.options.joinTtlSeconds * 1000;
-  const user = isPlayerName(username) ? await ctx.store.findJoin(username, serverId, since) : undefined;
+  const user = await ctx.store.findJoin(username, serverId, since);
   if (!user) throw notFound('Player has not joined this server');
   return { userUUID: user.id, ...textureFields(user, ctx.options.variant) };
 }

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { SCRYPT_PARAMS } from '../../src/crypto/password.ts';
+import { defaultServiceOptions } from '../../src/cli/options.ts';
 import { createService } from '../../src/service/service.ts';
 import { createMemoryStore } from '../../src/store/memory.ts';
 
-const OPTIONS = { variant: 'extended', joinTtlSeconds: 30, tokenTtlSeconds: 60, maxProfiles: 100 } as const;
+const OPTIONS = { ...defaultServiceOptions(), tokenTtlSeconds: 60 };
 
 function setup() {
   let now = 1_000_000;
@@ -54,7 +55,7 @@ test('a hash with old parameters is replaced on the next successful login only',
 test('an unknown login and a wrong password are one refusal', async () => {
   const { service } = setup();
   await service.addUser({ name: 'Alice', password: 'pw' });
-  for (const [login, password] of [['alice', 'nope'], ['nobody', 'nope'], ['not a name!', 'pw']] as const) {
+  for (const [login, password] of [['alice', 'nope'], ['nobody', 'nope']] as const) {
     await assert.rejects(service.login(login, password), { name: 'ServiceError', kind: 'unauthorized', message: 'Wrong login or password' });
   }
 });
@@ -65,8 +66,8 @@ test('a name outside the rule finds no one, even when toLowerCase() folds it ont
   const { accessToken } = await service.login('KATE', 'pw');
   await service.join(accessToken, kate.id, 's');
   const kelvin = '\u212Aate'; // KELVIN SIGN: "\u212Aate".toLowerCase() === "kate"
-  await assert.rejects(service.login(kelvin, 'pw'), { kind: 'unauthorized' });
-  await assert.rejects(service.hasJoined(kelvin, 's'), { kind: 'not_found' });
+  await assert.rejects(service.login(kelvin, 'pw'), { kind: 'invalid', message: 'Field "login" is not a valid player name' });
+  await assert.rejects(service.hasJoined(kelvin, 's'), { kind: 'invalid', message: 'Field "username" is not a valid player name' });
   assert.deepEqual(await service.profiles([kelvin]), []);
 });
 

@@ -1,0 +1,29 @@
+// The password-guessing throttle: failed logins are counted per login name (in the store, so the
+// count holds across restarts and processes). After FREE_LOGIN_FAILURES, each attempt must wait
+// a delay that doubles with every failure, up to THROTTLE_MAX_MS: slow enough to stop guessing,
+// never a lockout that a guesser could impose on a player for long.
+import { FORGET_FAILURES_AFTER_MS, FREE_LOGIN_FAILURES, THROTTLE_BASE_MS, THROTTLE_MAX_MS } from '../limits.ts';
+import type { LoginFailures } from '../store/store.ts';
+import type { Context } from './context.ts';
+import { ServiceError } from './errors.ts';
+
+/** When the next attempt is allowed (0: at once). */
+export function throttledUntil({ failures, lastAt }: LoginFailures): number {
+  if (failures < FREE_LOGIN_FAILURES) return 0;
+  const delay = Math.min(THROTTLE_BASE_MS * 2 ** (failures - FREE_LOGIN_FAILURES), THROTTLE_MAX_MS);
+  return lastAt + delay;
+}
+
+/**
+ * Refuses (429) a throttled name; otherwise counts the attempt as a failure before any hash is
+ * computed, so that guesses sent in parallel already see it. A success clears the count.
+ */
+export async function admitLoginAttempt(ctx: Context, name: string): Promise<void> {
+  const now = ctx.now();
+  const until = throttledUntil(await ctx.store.loginFailures(name));
+  if (until > now) {
+    const seconds = Math.ceil((until - now) / 1000);
+    throw new ServiceError('throttled', `Too many failed logins for this name; try again in ${seconds} s`, seconds);
+  }
+  await ctx.store.addLoginFailure(name, now, now - FORGET_FAILURES_AFTER_MS);
+}
