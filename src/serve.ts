@@ -7,7 +7,7 @@ import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
 import type { Store } from './store/store.ts';
-import { STOP_TIMEOUT_MS } from './limits.ts';
+import { CONNECTIONS_CHECK_INTERVAL_MS, STOP_TIMEOUT_MS } from './limits.ts';
 
 export interface RunningServer {
   /** The one line that says where it listens and what it serves. */
@@ -21,7 +21,16 @@ export async function startServer(config: ServeConfig, store: Store, logError: (
   const service = createService(store, toServiceOptions(config));
   await service.warmUp();
   const basePath = normalizeBasePath(config.basePath);
-  const server = createServer(createApp(service, { basePath, logError }));
+  const server = createServer(
+    {
+      headersTimeout: config.headersTimeout * 1000,
+      requestTimeout: config.requestTimeout * 1000,
+      keepAliveTimeout: config.keepAliveTimeout * 1000,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+    },
+    createApp(service, { basePath, apiKey: config.apiKey, logError }),
+  );
+  server.maxConnections = config.maxConnections;
   server.on('clientError', answerClientError);
 
   await new Promise<void>((listening, fail) => {

@@ -6,6 +6,13 @@ import {
   DEFAULT_MAX_PROFILES,
   DEFAULT_PORT,
   DEFAULT_TOKEN_TTL_SECONDS,
+  DEFAULT_HASH_CONCURRENCY,
+  DEFAULT_HASH_QUEUE,
+  DEFAULT_HEADERS_TIMEOUT_SECONDS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  MIN_API_KEY_CHARS,
   MAX_PROFILES_CAP,
   MAX_TTL_SECONDS,
 } from '../limits.ts';
@@ -22,6 +29,14 @@ export interface ServeConfig {
   joinTtl: number;
   tokenTtl: number;
   maxProfiles: number;
+  hashConcurrency: number;
+  hashQueue: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  maxConnections: number;
+  /** '' when callers need no key. */
+  apiKey: string;
 }
 
 interface OptionSpec {
@@ -30,6 +45,8 @@ interface OptionSpec {
   arg: string;
   fallback: string;
   help: string;
+  /** Never printed: --help shows no value of it. */
+  secret?: boolean;
   /** The value, or a reason it is refused ("must be ..."). */
   parse: (text: string) => string | number | { refused: string };
 }
@@ -59,6 +76,21 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'joinTtl', flag: 'join-ttl', arg: 'SECONDS', fallback: String(DEFAULT_JOIN_TTL_SECONDS), help: 'how long a join stays valid for /hasJoined', parse: integer(1, MAX_TTL_SECONDS) },
   { key: 'tokenTtl', flag: 'token-ttl', arg: 'SECONDS', fallback: String(DEFAULT_TOKEN_TTL_SECONDS), help: 'how long an access token stays valid', parse: integer(1, MAX_TTL_SECONDS) },
   { key: 'maxProfiles', flag: 'max-profiles', arg: 'N', fallback: String(DEFAULT_MAX_PROFILES), help: 'most names one /profiles call may send', parse: integer(1, MAX_PROFILES_CAP) },
+  {
+    key: 'apiKey',
+    flag: 'api-key',
+    arg: 'KEY',
+    fallback: '',
+    secret: true,
+    help: `a secret every caller must send (Authorization: Bearer KEY, or ?key=KEY); at least ${MIN_API_KEY_CHARS} characters`,
+    parse: (t) => (t === '' || t.length >= MIN_API_KEY_CHARS ? t : { refused: `must be at least ${MIN_API_KEY_CHARS} characters` }),
+  },
+  { key: 'hashConcurrency', flag: 'hash-concurrency', arg: 'N', fallback: String(DEFAULT_HASH_CONCURRENCY), help: 'password hashes computed at once', parse: integer(1, 64) },
+  { key: 'hashQueue', flag: 'hash-queue', arg: 'N', fallback: String(DEFAULT_HASH_QUEUE), help: 'logins that may wait for a hash; more get 503 at once', parse: integer(0, 10_000) },
+  { key: 'headersTimeout', flag: 'headers-timeout', arg: 'SECONDS', fallback: String(DEFAULT_HEADERS_TIMEOUT_SECONDS), help: 'time a client has to send its headers', parse: integer(1, 3600) },
+  { key: 'requestTimeout', flag: 'request-timeout', arg: 'SECONDS', fallback: String(DEFAULT_REQUEST_TIMEOUT_SECONDS), help: 'time a client has to send its whole request', parse: integer(1, 3600) },
+  { key: 'keepAliveTimeout', flag: 'keep-alive-timeout', arg: 'SECONDS', fallback: String(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), help: 'idle time before a kept-alive connection is closed', parse: integer(1, 3600) },
+  { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections at most', parse: integer(1, 1_000_000) },
 ];
 
 export const envName = (flag: string): string => `MCAUTH_${flag.toUpperCase().replaceAll('-', '_')}`;
@@ -74,7 +106,7 @@ export function resolveServeConfig(flags: Record<string, unknown>, env: Record<s
     const [raw, source] =
       typeof flag === 'string' ? [flag, `--${option.flag}`] : fromEnv !== undefined ? [fromEnv, envName(option.flag)] : [option.fallback, `--${option.flag}`];
     const value = option.parse(raw);
-    if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}, got "${raw}"`);
+    if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}${option.secret ? '' : `, got "${raw}"`}`);
     config[option.key] = value;
   }
   return config as unknown as ServeConfig;
@@ -94,7 +126,8 @@ export function defaultServiceOptions(): ServiceOptions {
 }
 
 export function toServiceOptions(config: ServeConfig): ServiceOptions {
-  return { variant: config.variant, joinTtlSeconds: config.joinTtl, tokenTtlSeconds: config.tokenTtl, maxProfiles: config.maxProfiles };
+  const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue } = config;
+  return { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles, hashConcurrency, hashQueue };
 }
 
 export function optionsHelp(): string {

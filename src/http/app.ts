@@ -7,22 +7,35 @@ import type { Service } from '../service/service.ts';
 import { parseJson, readBody } from './body.ts';
 import { HttpError, sendError, sendResult } from './envelope.ts';
 import { nameList, requireObject, stringField } from './fields.ts';
-import { createRouter, type Handler } from './router.ts';
+import { createKeyCheck } from './api-key.ts';
+import { createRouter, pathOf, type Handler } from './router.ts';
 
 export interface AppOptions {
   basePath: string;
+  /** '' when callers need no key. */
+  apiKey: string;
   /** Where unexpected errors are reported; their details never reach the caller. */
   logError: (message: string, err: unknown) => void;
 }
 
-const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409 };
+const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, throttled: 429, busy: 503 };
 
-/** A POST handler: parses the JSON body, hands it to `run`, and answers with its result. */
+/** JSON, or nothing said (a missing Content-Type is allowed); a charset, if any, must be UTF-8. */
+const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
+
+/** A POST handler: checks the type, parses the JSON body, hands it to `run`, answers with its result. */
 function post(run: (body: unknown) => Promise<unknown>): Record<string, Handler> {
   return {
-    POST: async (req, res) => sendResult(res, await run(parseJson(await readBody(req, MAX_BODY_BYTES)))),
+    POST: async (req, res) => {
+      const type = req.headers['content-type'];
+      if (type !== undefined && !JSON_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be application/json');
+      sendResult(res, await run(parseJson(await readBody(req, MAX_BODY_BYTES))));
+    },
   };
 }
+
+/** Paths open without the API key: probes and game clients cannot send it. */
+const OPEN_PATHS = ['/health'];
 
 /**
  * After a 413, reads and drops the rest of the body (up to a bound) before the connection may
@@ -54,11 +67,14 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     }),
     '/profile': post(async (body) => service.profile(stringField(requireObject(body), 'userUUID'))),
     '/profiles': post(async (body) => service.profiles(nameList(body))),
+    '/health': { GET: async (_req, res) => sendResult(res, { status: 'ok' }) },
   });
+  const keyCheck = options.apiKey === '' ? undefined : createKeyCheck(options.apiKey);
+  const open = new Set(OPEN_PATHS.map((p) => options.basePath + p));
 
   const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
     // The path only: a query string may carry a secret.
-    const where = `${req.method} ${(req.url ?? '').split('?')[0]}`;
+    const where = `${req.method} ${pathOf(req)}`;
     if (req.socket.destroyed) return; // the client is gone: no one to answer, nothing to report
     if (res.headersSent) {
       options.logError(`${where}: failed after the answer began`, err);
@@ -67,7 +83,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       if (err.status === 413) drain(req);
       sendError(res, err.status, err.message, err.headers);
     } else if (err instanceof ServiceError) {
-      sendError(res, STATUS[err.kind], err.message);
+      sendError(res, STATUS[err.kind], err.message, err.retryAfter === undefined ? {} : { 'retry-after': String(err.retryAfter) });
     } else {
       options.logError(`${where}: unexpected error`, err);
       sendError(res, 500, 'Internal server error');
@@ -77,6 +93,9 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   return (req, res) => {
     let handler: Handler;
     try {
+      if (keyCheck && !open.has(pathOf(req)) && !keyCheck(req)) {
+        throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
+      }
       handler = route(req);
     } catch (err) {
       // Not routed: the body is never read, so drop it rather than leave it in the socket.

@@ -1,6 +1,7 @@
 // Reading and parsing a JSON request body, within a size limit.
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './envelope.ts';
+import { checkJsonShape } from './json.ts';
 
 export function tooLarge(limit: number): HttpError {
   return new HttpError(413, `Request body is larger than ${limit} bytes`);
@@ -35,11 +36,21 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 // fatal: bytes that are not UTF-8 are refused instead of turned into U+FFFD.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Parses a body as JSON; an empty body, bytes that are not UTF-8 or text that is not JSON are a 400. */
+/**
+ * Parses a body as JSON. An empty body, bytes that are not UTF-8, text that is not JSON, and
+ * JSON of a shape no endpoint takes (see json.ts) are a 400.
+ */
 export function parseJson(body: Buffer): unknown {
   if (body.length === 0) throw new HttpError(400, 'Request body is empty');
+  let text: string;
   try {
-    return JSON.parse(utf8.decode(body));
+    text = utf8.decode(body);
+  } catch {
+    throw new HttpError(400, 'Request body is not valid JSON');
+  }
+  checkJsonShape(text);
+  try {
+    return JSON.parse(text);
   } catch {
     throw new HttpError(400, 'Request body is not valid JSON');
   }

@@ -12,14 +12,19 @@ export function normalizeBasePath(base: string): string {
   return trimmed === '' ? '' : `/${trimmed}`;
 }
 
+/** The path of a request, without its query string (which may carry a secret). */
+export function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 /** Finds the handler for a request, or throws the 404 or 405 to answer instead. */
 export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => Handler {
   const table = new Map<string, Partial<Record<string, Handler>>>();
   for (const [path, methods] of Object.entries(routes)) table.set(normalizeBasePath(basePath) + path, methods);
   return (req) => {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const methods = table.get(query === -1 ? url : url.slice(0, query));
+    const methods = table.get(pathOf(req));
     if (!methods) throw new HttpError(404, 'Unknown endpoint');
     const method = req.method ?? '';
     const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;

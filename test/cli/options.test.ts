@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { envName, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTIONS } from '../../src/cli/options.ts';
 import { parseCommandLine, UsageError } from '../../src/cli/usage.ts';
 
-test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names', () => {
+test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, bounded hashing and connections, no key', () => {
   assert.deepEqual(resolveServeConfig({}, {}), {
     host: '127.0.0.1',
     port: 8080,
@@ -13,6 +13,13 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names',
     joinTtl: 30,
     tokenTtl: 2_592_000,
     maxProfiles: 100,
+    hashConcurrency: 4,
+    hashQueue: 64,
+    headersTimeout: 10,
+    requestTimeout: 30,
+    keepAliveTimeout: 5,
+    maxConnections: 1024,
+    apiKey: '',
   });
 });
 
@@ -28,6 +35,8 @@ test('invalid values name their source', () => {
   assert.throws(() => resolveServeConfig({ variant: 'full' }, {}), { message: /--variant must be base or extended/ });
   assert.throws(() => resolveServeConfig({ host: '' }, {}), { message: /--host must not be empty/ });
   assert.throws(() => resolveServeConfig({ 'max-profiles': '1e3' }, {}), UsageError);
+  // A refused key is not echoed: it may be most of the real one.
+  assert.throws(() => resolveServeConfig({ 'api-key': 'short-secret' }, {}), { message: '--api-key must be at least 16 characters' });
 });
 
 test('every option has an environment variable, and help lists both', () => {

@@ -137,13 +137,13 @@ describe('/hasJoined', () => {
     }
   });
 
-  test('a wrong serverID, an unknown or impossible name, or no join at all is a 404 envelope', async () => {
+  test('a wrong serverID, an unknown name, or no join at all is a 404 envelope; an impossible name a 400', async () => {
     const serverID = 'right-server';
     assert.equal(await join(server, bobToken, bobUuid, serverID), true);
     assertFail(await hasJoined(server, 'Bob_2', 'wrong-server'), 404, 'Player has not joined this server');
     assertFail(await hasJoined(server, 'Bob_2', serverID.toUpperCase()), 404, 'Player has not joined this server');
     assertFail(await hasJoined(server, 'Nobody', serverID), 404, 'Player has not joined this server');
-    assertFail(await hasJoined(server, 'b!', serverID), 404, 'Player has not joined this server');
+    assertFail(await hasJoined(server, 'b!', serverID), 400, 'Field "username" is not a valid player name');
     // Alice's latest join is not to this server.
     assertFail(await hasJoined(server, 'Alice', serverID), 404, 'Player has not joined this server');
   });

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { ServeConfig } from '../../src/cli/options.ts';
+import { resolveServeConfig, type ServeConfig } from '../../src/cli/options.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
 import { createMemoryStore } from '../../src/store/memory.ts';
 import type { Store } from '../../src/store/store.ts';
 
-const CONFIG: ServeConfig = { host: '127.0.0.1', port: 0, db: ':memory:', basePath: '/mc/', variant: 'extended', joinTtl: 30, tokenTtl: 60, maxProfiles: 3 };
+const CONFIG: ServeConfig = { ...resolveServeConfig({}, {}), port: 0, db: ':memory:', basePath: '/mc/', tokenTtl: 60, maxProfiles: 3 };
 
 function call(port: number, method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}) {
   return new Promise<{ status: number; type: string | undefined; allow: string | undefined; body: any }>((done, fail) => {

@@ -1,0 +1,50 @@
+// Strict JSON: JSON.parse accepts documents this service never wants (keys given twice, where
+// the last silently wins; nesting thousands deep; numbers of any length). One pass over the text
+// refuses those before JSON.parse sees it; JSON.parse then checks the syntax.
+import { MAX_JSON_DEPTH, MAX_JSON_NUMBER_CHARS } from '../limits.ts';
+import { HttpError } from './envelope.ts';
+
+interface Frame {
+  keys: Set<string> | undefined; // undefined for an array
+  expectKey: boolean;
+}
+
+const NUMBER_CHAR = /[-+0-9.eE]/;
+
+/** Throws a 400 for a duplicate key, nesting deeper than MAX_JSON_DEPTH, or an overlong number. */
+export function checkJsonShape(text: string): void {
+  const stack: Frame[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      const top = stack.at(-1);
+      if (top?.keys && top.expectKey) {
+        let key: string;
+        try {
+          key = JSON.parse(text.slice(i, end + 1)) as string;
+        } catch {
+          return; // malformed string: JSON.parse will say so
+        }
+        if (top.keys.has(key)) throw new HttpError(400, `Request body has the key "${key.slice(0, 64)}" twice`);
+        top.keys.add(key);
+        top.expectKey = false;
+      }
+      i = end;
+    } else if (c === '{' || c === '[') {
+      if (stack.length >= MAX_JSON_DEPTH) throw new HttpError(400, `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+      stack.push({ keys: c === '{' ? new Set() : undefined, expectKey: c === '{' });
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',') {
+      const top = stack.at(-1);
+      if (top?.keys) top.expectKey = true;
+    } else if (NUMBER_CHAR.test(c)) {
+      let end = i;
+      while (end < text.length && NUMBER_CHAR.test(text[end]!)) end++;
+      if (end - i > MAX_JSON_NUMBER_CHARS) throw new HttpError(400, `Request body has a number longer than ${MAX_JSON_NUMBER_CHARS} characters`);
+      i = end - 1;
+    }
+  }
+}
