@@ -16,14 +16,14 @@ export function throttledUntil({ failures, lastAt }: LoginFailures): number {
 
 /**
  * Refuses (429) a throttled name; otherwise counts the attempt as a failure before any hash is
- * computed, so that guesses sent in parallel already see it. A success clears the count.
+ * computed, in one atomic step of the store, so that guesses sent in parallel (or to another
+ * process on the same database) already see it. A success clears the count.
  */
 export async function admitLoginAttempt(ctx: Context, name: string): Promise<void> {
   const now = ctx.now();
-  const until = throttledUntil(await ctx.store.loginFailures(name));
+  const until = await ctx.store.beginLoginAttempt(name, now, now - FORGET_FAILURES_AFTER_MS, throttledUntil);
   if (until > now) {
     const seconds = Math.ceil((until - now) / 1000);
     throw new ServiceError('throttled', `Too many failed logins for this name; try again in ${seconds} s`, seconds);
   }
-  await ctx.store.addLoginFailure(name, now, now - FORGET_FAILURES_AFTER_MS);
 }

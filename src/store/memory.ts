@@ -91,14 +91,15 @@ export function createMemoryStore(): Store {
       const j = u && joins.get(u.id);
       return j && j.serverId === serverId && j.at > since ? copy(u) : undefined;
     },
-    async loginFailures(name) {
-      return { ...(failures.get(name.toLowerCase()) ?? { failures: 0, lastAt: 0 }) };
-    },
-    async addLoginFailure(name, now, forgetBefore) {
+    async beginLoginAttempt(name, now, forgetBefore, throttledUntil) {
       const key = name.toLowerCase();
-      const before = failures.get(key);
-      failures.set(key, { failures: before && before.lastAt >= forgetBefore ? before.failures + 1 : 1, lastAt: now });
+      const row = failures.get(key);
+      const before = row && row.lastAt >= forgetBefore ? row : { failures: 0, lastAt: 0 };
+      const until = throttledUntil({ ...before });
+      if (until > now) return until;
+      failures.set(key, { failures: before.failures + 1, lastAt: now });
       for (const [k, f] of failures) if (f.lastAt < forgetBefore) failures.delete(k);
+      return 0;
     },
     async clearLoginFailures(name) {
       failures.delete(name.toLowerCase());

@@ -85,11 +85,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
        ON CONFLICT (user_id) DO UPDATE SET server_id = excluded.server_id, joined_at = excluded.joined_at`,
     ),
     failures: sql('SELECT failures, last_at FROM login_failures WHERE name_key = ?'),
-    addFailure: sql(
-      `INSERT INTO login_failures (name_key, failures, last_at) VALUES (?1, 1, ?2)
-       ON CONFLICT (name_key) DO UPDATE SET
-         failures = CASE WHEN last_at < ?3 THEN 1 ELSE failures + 1 END, last_at = ?2`,
-    ),
+    setFailures: sql('INSERT OR REPLACE INTO login_failures (name_key, failures, last_at) VALUES (?, ?, ?)'),
     forgetFailures: sql('DELETE FROM login_failures WHERE last_at < ?'),
     clearFailures: sql('DELETE FROM login_failures WHERE name_key = ?'),
     findJoin: sql(
@@ -152,14 +148,17 @@ export async function openSqliteStore(path: string): Promise<Store> {
     async findJoin(name, serverId, since) {
       return toUser(q.findJoin.get(name.toLowerCase(), serverId, since));
     },
-    async loginFailures(name) {
-      const row = q.failures.get(name.toLowerCase()) as { failures: number; last_at: number } | undefined;
-      return row ? { failures: row.failures, lastAt: row.last_at } : { failures: 0, lastAt: 0 };
-    },
-    async addLoginFailure(name, now, forgetBefore) {
-      transaction(db, () => {
-        q.addFailure.run(name.toLowerCase(), now, forgetBefore);
+    async beginLoginAttempt(name, now, forgetBefore, throttledUntil) {
+      const key = name.toLowerCase();
+      // IMMEDIATE: the read and the write are one step for every process sharing the file.
+      return transaction(db, () => {
+        const row = q.failures.get(key) as { failures: number; last_at: number } | undefined;
+        const before = row && row.last_at >= forgetBefore ? { failures: row.failures, lastAt: row.last_at } : { failures: 0, lastAt: 0 };
+        const until = throttledUntil(before);
+        if (until > now) return until;
+        q.setFailures.run(key, before.failures + 1, now);
         q.forgetFailures.run(forgetBefore);
+        return 0;
       });
     },
     async clearLoginFailures(name) {

@@ -53,13 +53,14 @@ export interface Store {
   /** The user named `name` (any case) whose latest join is to `serverId` and later than `since`. */
   findJoin(name: string, serverId: string, since: number): Promise<User | undefined>;
 
-  /** The failed logins of `name` (any case) since the last success; none: 0 failures. */
-  loginFailures(name: string): Promise<LoginFailures>;
   /**
-   * Counts one more failure of `name` at `now`. A count whose last failure is before
-   * `forgetBefore` starts again at 1, and other names quiet since then are dropped.
+   * One atomic step for a login attempt of `name` (any case). Reads its failures (none: 0 and
+   * lastAt 0; a last failure before `forgetBefore` counts as none). When `throttledUntil` of them
+   * is after `now`, returns that time and changes nothing. Otherwise counts the attempt as one
+   * more failure at `now`, drops other names quiet since `forgetBefore`, and returns 0.
    */
-  addLoginFailure(name: string, now: number, forgetBefore: number): Promise<void>;
+  beginLoginAttempt(name: string, now: number, forgetBefore: number, throttledUntil: (f: LoginFailures) => number): Promise<number>;
+  /** Forgets the failures of `name`: its login succeeded. */
   clearLoginFailures(name: string): Promise<void>;
 
   close(): Promise<void>;

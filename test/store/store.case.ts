@@ -1,7 +1,7 @@
 // The store's contract: every implementation runs this same suite (memory.test.ts, sqlite.test.ts).
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { Store, User } from '../../src/store/store.ts';
+import type { LoginFailures, Store, User } from '../../src/store/store.ts';
 
 export function user(name: string, id: string, extra: Partial<User> = {}): User {
   return { id, name, passwordHash: 'scrypt$1$1$1$AA==$AA==', skinUrl: null, capeUrl: null, isAlex: false, ...extra };
@@ -95,21 +95,26 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.recordJoin('d2', A, 's', 1), false);
     });
 
-    test('counts failed logins by name in any case, forgets quiet ones, clears on request', async () => {
-      assert.deepEqual(await store.loginFailures('ghost'), { failures: 0, lastAt: 0 });
-      await store.addLoginFailure('Alice', 100, 0);
-      await store.addLoginFailure('ALICE', 200, 0);
-      await store.addLoginFailure('bob', 150, 0);
-      assert.deepEqual(await store.loginFailures('alice'), { failures: 2, lastAt: 200 });
-      // Alice's last failure is older than the window: her count starts again at 1, and bob's
-      // row (quiet since 150) is dropped with it.
-      await store.addLoginFailure('alice', 1000, 300);
-      assert.deepEqual(await store.loginFailures('Alice'), { failures: 1, lastAt: 1000 });
-      await store.addLoginFailure('carol', 1001, 300);
-      assert.deepEqual(await store.loginFailures('bob'), { failures: 0, lastAt: 0 });
+    test('login attempts: counted by name in any case, refused while throttled, forgotten when quiet', async () => {
+      const seen: LoginFailures[] = [];
+      // Throttled while 3 or more failures are younger than 50 ms.
+      const rule = (f: LoginFailures): number => (seen.push(f), f.failures >= 3 ? f.lastAt + 50 : 0);
+      assert.equal(await store.beginLoginAttempt('Alice', 100, 0, rule), 0);
+      assert.equal(await store.beginLoginAttempt('ALICE', 110, 0, rule), 0);
+      assert.equal(await store.beginLoginAttempt('alice', 120, 0, rule), 0);
+      assert.equal(await store.beginLoginAttempt('alice', 130, 0, rule), 170, 'throttled until lastAt + 50');
+      assert.equal(await store.beginLoginAttempt('alice', 140, 0, rule), 170, 'a refused attempt changed nothing');
+      assert.equal(await store.beginLoginAttempt('alice', 170, 0, rule), 0);
+      assert.deepEqual(seen.at(-1), { failures: 3, lastAt: 120 });
+      await store.beginLoginAttempt('bob', 150, 0, rule);
+      // Alice's last failure (170) is before the window: she starts from none; bob is dropped.
+      assert.equal(await store.beginLoginAttempt('alice', 1000, 500, rule), 0);
+      assert.deepEqual(seen.at(-1), { failures: 0, lastAt: 0 });
+      await store.beginLoginAttempt('bob', 1001, 0, rule);
+      assert.deepEqual(seen.at(-1), { failures: 0, lastAt: 0 }, 'bob was forgotten');
       await store.clearLoginFailures('ALICE');
-      assert.deepEqual(await store.loginFailures('alice'), { failures: 0, lastAt: 0 });
-      assert.deepEqual(await store.loginFailures('carol'), { failures: 1, lastAt: 1001 });
+      await store.beginLoginAttempt('alice', 1002, 0, rule);
+      assert.deepEqual(seen.at(-1), { failures: 0, lastAt: 0 }, 'cleared');
     });
 
     test('deleting a user takes its tokens and join along', async () => {

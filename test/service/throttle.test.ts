@@ -1,0 +1,96 @@
+// The password-guessing throttle and the hash pool, against the in-memory store and a test clock.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { defaultServiceOptions } from '../../src/cli/options.ts';
+import { createService } from '../../src/service/service.ts';
+import { throttledUntil } from '../../src/service/throttle.ts';
+import { createMemoryStore } from '../../src/store/memory.ts';
+import type { Store } from '../../src/store/store.ts';
+
+/** A store that counts password-hash look-ups: each login that reaches scrypt reads the user first. */
+function counting(store: Store): Store & { lookups: number } {
+  const counted = Object.assign(Object.create(store) as Store, { lookups: 0 });
+  counted.findUserByName = (name) => {
+    counted.lookups++;
+    return store.findUserByName(name);
+  };
+  return counted;
+}
+
+function setup(options = {}) {
+  let now = 10_000_000;
+  const store = counting(createMemoryStore());
+  const service = createService(store, { ...defaultServiceOptions(), ...options }, () => now);
+  return { store, service, advance: (ms: number) => (now += ms) };
+}
+
+test('the wait is 0 for 5 failures, then 1 s, doubling, at most 15 minutes', () => {
+  assert.equal(throttledUntil({ failures: 4, lastAt: 100 }), 0);
+  assert.equal(throttledUntil({ failures: 5, lastAt: 100 }), 1100);
+  assert.equal(throttledUntil({ failures: 6, lastAt: 100 }), 2100);
+  assert.equal(throttledUntil({ failures: 9, lastAt: 100 }), 16_100);
+  assert.equal(throttledUntil({ failures: 40, lastAt: 100 }), 100 + 15 * 60 * 1000);
+});
+
+test('from the 6th attempt after 5 failures: 429 with the wait, and no password verified', async () => {
+  const { store, service, advance } = setup();
+  await service.addUser({ name: 'Alice', password: 'right' });
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
+  const verified = store.lookups;
+  await assert.rejects(service.login('ALICE', 'right'), {
+    kind: 'throttled',
+    retryAfter: 1,
+    message: 'Too many failed logins for this name; try again in 1 s',
+  });
+  assert.equal(store.lookups, verified, 'a throttled attempt reads no hash and computes none');
+  advance(1000);
+  await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
+  await assert.rejects(service.login('alice', 'right'), { kind: 'throttled', retryAfter: 2 });
+  advance(2000);
+  await service.login('alice', 'right');
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' }, 'a success reset the count');
+});
+
+test('unknown names are throttled the same way, and a name forgotten after an hour starts again', async () => {
+  const { service, advance } = setup();
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('Nobody', 'x'), { kind: 'unauthorized' });
+  await assert.rejects(service.login('nobody', 'x'), { kind: 'throttled' });
+  advance(60 * 60 * 1000 + 1);
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('nobody', 'x'), { kind: 'unauthorized' });
+});
+
+test('refusals over a limit do no work and count no failure', async () => {
+  const { store, service } = setup();
+  await service.addUser({ name: 'Alice', password: 'right' });
+  const before = store.lookups;
+  for (let i = 0; i < 10; i++) {
+    await assert.rejects(service.login('alice', 'x'.repeat(257)), { kind: 'invalid', message: 'Field "password" is longer than 256 bytes' });
+  }
+  await assert.rejects(service.login('alice', '€'.repeat(86)), { kind: 'invalid' }, '258 bytes in 86 characters');
+  assert.equal(store.lookups, before);
+  await service.login('alice', 'right');
+});
+
+test('parallel guesses once the wait is over: only one reaches the hash', async () => {
+  const { store, service, advance } = setup();
+  await service.addUser({ name: 'Alice', password: 'right' });
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
+  advance(1000);
+  const before = store.lookups;
+  // The first is counted as a failure before its hash is computed, so the other nine see it.
+  const results = await Promise.allSettled(Array.from({ length: 10 }, () => service.login('alice', 'guess')));
+  const kinds = results.map((r) => (r.status === 'rejected' ? (r.reason as { kind: string }).kind : 'ok')).sort();
+  assert.deepEqual(kinds, ['throttled', 'throttled', 'throttled', 'throttled', 'throttled', 'throttled', 'throttled', 'throttled', 'throttled', 'unauthorized']);
+  assert.equal(store.lookups, before + 1);
+});
+
+test('when every hash slot and queue place is taken, a login is refused at once with busy', async () => {
+  const { service } = setup({ hashConcurrency: 1, hashQueue: 1 });
+  await service.addUser({ name: 'Alice', password: 'right' });
+  const first = service.login('alice', 'right');
+  const second = service.login('alice', 'right');
+  await assert.rejects(service.login('alice', 'right'), { kind: 'busy', retryAfter: 1, message: 'The server is busy; try again in a moment' });
+  assert.deepEqual(service.hashLoad(), { running: 1, waiting: 1 });
+  await Promise.all([first, second]);
+  assert.deepEqual(service.hashLoad(), { running: 0, waiting: 0 });
+});
