@@ -140,3 +140,45 @@ test('the server refuses a port in use with a clear message', async () => {
     await first.stop();
   }
 });
+
+describe('HTTP layer with an API key', () => {
+  const KEY = 'k'.repeat(20);
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer({ ...CONFIG, basePath: '', apiKey: KEY }, createMemoryStore(), () => {});
+  });
+  after(() => server.stop());
+
+  test('no key, a wrong key or another scheme: 401 with WWW-Authenticate', async () => {
+    for (const headers of [{}, { authorization: `Bearer ${KEY}x` }, { authorization: `Basic ${KEY}` }]) {
+      const reply = await call(server.port, 'POST', '/profiles', '[]', headers);
+      assert.deepEqual([reply.status, reply.body.error], [401, 'Missing or wrong API key'], JSON.stringify(headers));
+    }
+    assert.equal((await call(server.port, 'POST', `/nope?key=${KEY}x`, '{}')).status, 401);
+  });
+
+  test('the key as a bearer token or in the query opens every endpoint; /health is open without it', async () => {
+    assert.equal((await call(server.port, 'POST', '/profiles', '[]', { authorization: `bearer ${KEY}` })).status, 200);
+    assert.equal((await call(server.port, 'POST', `/profiles?x=1&key=${KEY}`, '[]')).status, 200);
+    assert.deepEqual((await call(server.port, 'GET', '/health')).body, { success: true, result: { status: 'ok' } });
+    assert.equal((await call(server.port, 'POST', '/health')).status, 405, 'open, but only for GET');
+  });
+
+  test('a body that is not JSON by its Content-Type is a 415', async () => {
+    const typed = (type: string) => call(server.port, 'POST', `/profiles?key=${KEY}`, '[]', { 'content-type': type });
+    assert.deepEqual((await typed('text/plain')).body, { success: false, error: 'Content-Type must be application/json' });
+    assert.equal((await typed('application/json; charset=iso-8859-1')).status, 415);
+    assert.equal((await typed('Application/JSON; charset="UTF-8"')).status, 200);
+  });
+
+  test('a throttled refusal carries Retry-After', async () => {
+    for (let i = 0; i < 5; i++) await call(server.port, 'POST', `/auth?key=${KEY}`, '{"login":"Nobody","password":"x"}');
+    const throttled = await new Promise<{ status: number; retry: string | undefined }>((done) => {
+      request({ host: '127.0.0.1', port: server.port, method: 'POST', path: `/auth?key=${KEY}` }, (res) => {
+        res.resume();
+        done({ status: res.statusCode!, retry: res.headers['retry-after'] });
+      }).end('{"login":"nobody","password":"x"}');
+    });
+    assert.deepEqual(throttled, { status: 429, retry: '1' });
+  });
+});
