@@ -4,6 +4,7 @@ import { startServer } from '../serve.ts';
 import { ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
 import { openStore } from '../store/open.ts';
+import type { Synchronous } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
 import { defaultServiceOptions, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES } from './options.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
@@ -31,9 +32,9 @@ ${optionsHelp()}
 ${USER_HELP}
 `;
 
-async function open(db: string): Promise<Store> {
+async function open(db: string, synchronous?: Synchronous): Promise<Store> {
   try {
-    return await openStore(db);
+    return await openStore(db, synchronous);
   } catch (err) {
     throw new Error(`cannot open the database "${db}": ${(err as Error).message}`);
   }
@@ -56,7 +57,7 @@ async function runServer(argv: string[], io: Io): Promise<undefined> {
   const logError = (message: string, err: unknown): void => {
     io.stderr.write(`mcauth: ${message}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   };
-  const running = await startServer(config, await open(config.db), logError);
+  const running = await startServer(config, await open(config.db, config.synchronous), logError);
   io.stdout.write(`${running.banner}\n`);
   const stop = (): void => {
     io.stdout.write('mcauth stopping: finishing requests in flight\n');

@@ -18,6 +18,7 @@ import {
 } from '../limits.ts';
 import type { ServiceOptions, Variant } from '../service/context.ts';
 import { MEMORY_DB } from '../store/open.ts';
+import type { Synchronous } from '../store/sqlite.ts';
 import { UsageError, type OptionTypes } from './usage.ts';
 
 export interface ServeConfig {
@@ -37,6 +38,7 @@ export interface ServeConfig {
   maxConnections: number;
   /** '' when callers need no key. */
   apiKey: string;
+  synchronous: Synchronous;
 }
 
 interface OptionSpec {
@@ -84,6 +86,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     secret: true,
     help: `a secret every caller must send (Authorization: Bearer KEY, or ?key=KEY); at least ${MIN_API_KEY_CHARS} characters`,
     parse: (t) => (t === '' || t.length >= MIN_API_KEY_CHARS ? t : { refused: `must be at least ${MIN_API_KEY_CHARS} characters` }),
+  },
+  {
+    key: 'synchronous',
+    flag: 'synchronous',
+    arg: 'normal|full',
+    fallback: 'normal',
+    help: 'normal: a crash of the process loses nothing; full: power loss neither, at one fsync a write',
+    parse: (t) => (t === 'normal' || t === 'full' ? t : { refused: 'must be normal or full' }),
   },
   { key: 'hashConcurrency', flag: 'hash-concurrency', arg: 'N', fallback: String(DEFAULT_HASH_CONCURRENCY), help: 'password hashes computed at once', parse: integer(1, 64) },
   { key: 'hashQueue', flag: 'hash-queue', arg: 'N', fallback: String(DEFAULT_HASH_QUEUE), help: 'logins that may wait for a hash; more get 503 at once', parse: integer(0, 10_000) },

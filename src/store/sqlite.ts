@@ -38,15 +38,18 @@ function transaction<T>(db: DatabaseSync, work: () => T): T {
  * Opens (creating and migrating when needed) the database at `path`. node:sqlite is imported
  * here, dynamically, so that an older Node reaches the version check in server.ts first.
  */
-export async function openSqliteStore(path: string): Promise<Store> {
+export type Synchronous = 'normal' | 'full';
+
+export async function openSqliteStore(path: string, synchronous: Synchronous = 'normal'): Promise<Store> {
   const { DatabaseSync } = await import('node:sqlite');
   const db = new DatabaseSync(path);
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA foreign_keys = ON');
-    // FULL: a commit is on disk before the answer goes out, so no acknowledged write is lost
-    // even on power loss, not only on a crash of the process.
-    db.exec('PRAGMA synchronous = FULL');
+    // NORMAL (with WAL): a commit reaches the operating system before the answer goes out, so a
+    // crash of the process loses nothing, and no fsync blocks the event loop on every write.
+    // FULL also survives power loss, at the price of one fsync per commit.
+    db.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     await migrate(db);
   } catch (err) {
     db.close();

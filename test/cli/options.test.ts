@@ -20,6 +20,7 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     keepAliveTimeout: 5,
     maxConnections: 1024,
     apiKey: '',
+    synchronous: 'normal',
   });
 });
 
@@ -33,6 +34,8 @@ test('invalid values name their source', () => {
   assert.throws(() => resolveServeConfig({ port: '70000' }, {}), { name: 'UsageError', message: /--port must be a whole number from 0 to 65535, got "70000"/ });
   assert.throws(() => resolveServeConfig({}, { MCAUTH_JOIN_TTL: '-1' }), { message: /MCAUTH_JOIN_TTL must be a whole number/ });
   assert.throws(() => resolveServeConfig({ variant: 'full' }, {}), { message: /--variant must be base or extended/ });
+  assert.throws(() => resolveServeConfig({ synchronous: 'off' }, {}), { message: /--synchronous must be normal or full/ });
+  assert.equal(resolveServeConfig({}, { MCAUTH_SYNCHRONOUS: 'full' }).synchronous, 'full');
   assert.throws(() => resolveServeConfig({ host: '' }, {}), { message: /--host must not be empty/ });
   assert.throws(() => resolveServeConfig({ 'max-profiles': '1e3' }, {}), UsageError);
   // A refused key is not echoed: it may be most of the real one.

@@ -150,7 +150,7 @@ describe('HTTP layer with an API key', () => {
   after(() => server.stop());
 
   test('no key, a wrong key or another scheme: 401 with WWW-Authenticate', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${KEY}x` }, { authorization: `Basic ${KEY}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${KEY}x` }, { authorization: `Basic ${KEY}` }] as Record<string, string>[]) {
       const reply = await call(server.port, 'POST', '/profiles', '[]', headers);
       assert.deepEqual([reply.status, reply.body.error], [401, 'Missing or wrong API key'], JSON.stringify(headers));
     }
