@@ -44,8 +44,8 @@ export async function login(ctx: Context, name: string, password: string): Promi
   // Over a limit: refused before any work, and not counted as a failed login.
   requirePlayerName('login', name);
   requirePasswordSize(password);
+  await admitLoginAttempt(ctx, name);
   return withHashSlot(ctx, async (slot) => {
-    await admitLoginAttempt(ctx, name);
     await slot.ready;
     const user = await ctx.store.findUserByName(name);
     const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));

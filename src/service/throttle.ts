@@ -5,7 +5,7 @@
 import { FORGET_FAILURES_AFTER_MS, FREE_LOGIN_FAILURES, THROTTLE_BASE_MS, THROTTLE_MAX_MS } from '../limits.ts';
 import type { LoginFailures } from '../store/store.ts';
 import type { Context } from './context.ts';
-import { ServiceError } from './errors.ts';
+import { busy, ServiceError } from './errors.ts';
 
 /** When the next attempt is allowed (0: at once). */
 export function throttledUntil({ failures, lastAt }: LoginFailures): number {
@@ -15,13 +15,21 @@ export function throttledUntil({ failures, lastAt }: LoginFailures): number {
 }
 
 /**
- * Refuses (429) a throttled name; otherwise counts the attempt as a failure before any hash is
+ * Refuses a throttled name (429), then a login the hash pool has no room for (503: not an
+ * attempt, so it counts nothing); otherwise counts the attempt as a failure before any hash is
  * computed, in one atomic step of the store, so that guesses sent in parallel (or to another
  * process on the same database) already see it. A success clears the count.
  */
 export async function admitLoginAttempt(ctx: Context, name: string): Promise<void> {
   const now = ctx.now();
-  const until = await ctx.store.beginLoginAttempt(name, now, now - FORGET_FAILURES_AFTER_MS, throttledUntil);
+  let full = false;
+  const until = await ctx.store.beginLoginAttempt(name, now, now - FORGET_FAILURES_AFTER_MS, (failures) => {
+    const wait = throttledUntil(failures);
+    if (wait > now) return wait;
+    full = !ctx.pool.hasRoom();
+    return full ? Infinity : 0;
+  });
+  if (full) throw busy();
   if (until > now) {
     const seconds = Math.ceil((until - now) / 1000);
     throw new ServiceError('throttled', `Too many failed logins for this name; try again in ${seconds} s`, seconds);

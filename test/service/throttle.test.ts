@@ -94,3 +94,16 @@ test('when every hash slot and queue place is taken, a login is refused at once 
   await Promise.all([first, second]);
   assert.deepEqual(service.hashLoad(), { running: 0, waiting: 0 });
 });
+
+test('a throttled name gets its 429 even while the pool is full, and a busy refusal counts no failure', async () => {
+  const { service } = setup({ hashConcurrency: 1, hashQueue: 0 });
+  await service.addUser({ name: 'Alice', password: 'right' });
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('nobody', 'x'), { kind: 'unauthorized' });
+  const holding = service.login('alice', 'right');
+  while (service.hashLoad().running === 0) await new Promise((r) => setImmediate(r));
+  await assert.rejects(service.login('nobody', 'x'), { kind: 'throttled' });
+  for (let i = 0; i < 8; i++) await assert.rejects(service.login('Alice', 'wrong'), { kind: 'busy' });
+  await holding;
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' }, 'the busy refusals counted nothing');
+  assert.deepEqual(service.hashLoad(), { running: 0, waiting: 0 });
+});
