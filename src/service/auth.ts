@@ -44,8 +44,8 @@ export async function login(ctx: Context, name: string, password: string): Promi
   // Over a limit: refused before any work, and not counted as a failed login.
   requirePlayerName('login', name);
   requirePasswordSize(password);
-  await admitLoginAttempt(ctx, name);
-  return withHashSlot(ctx, async (slot) => {
+  const slot = await admitLoginAttempt(ctx, name);
+  try {
     await slot.ready;
     const user = await ctx.store.findUserByName(name);
     const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
@@ -59,5 +59,7 @@ export async function login(ctx: Context, name: string, password: string): Promi
     const now = ctx.now();
     await ctx.store.addToken(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER);
     return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant) };
-  });
+  } finally {
+    slot.release();
+  }
 }
