@@ -12,7 +12,7 @@ export const MAX_TOKEN_CHARS = 64;
 
 /** JSON bodies here are at most two levels deep; anything deeper than this is refused unread. */
 export const MAX_JSON_DEPTH = 8;
-/** No field here is a number; a number literal longer than this is refused rather than parsed. */
+/** No field here is a number; a number literal longer than this (or beyond a double's range) is refused. */
 export const MAX_JSON_NUMBER_CHARS = 32;
 
 /** Failed logins of one name that go unthrottled: room for a few typos. */

@@ -9,6 +9,7 @@ interface Frame {
   expectKey: boolean;
 }
 
+const NUMBER_START = /[-0-9]/;
 const NUMBER_CHAR = /[-+0-9.eE]/;
 
 /** Throws a 400 for a duplicate key, nesting deeper than MAX_JSON_DEPTH, or an overlong number. */
@@ -40,10 +41,11 @@ export function checkJsonShape(text: string): void {
     } else if (c === ',') {
       const top = stack.at(-1);
       if (top?.keys) top.expectKey = true;
-    } else if (NUMBER_CHAR.test(c)) {
+    } else if (NUMBER_START.test(c)) {
       let end = i;
       while (end < text.length && NUMBER_CHAR.test(text[end]!)) end++;
       if (end - i > MAX_JSON_NUMBER_CHARS) throw new HttpError(400, `Request body has a number longer than ${MAX_JSON_NUMBER_CHARS} characters`);
+      if (!Number.isFinite(Number(text.slice(i, end)))) throw new HttpError(400, 'Request body has a number out of range');
       i = end - 1;
     }
   }

@@ -31,6 +31,9 @@ test('nesting deeper than 8 levels is refused before parsing', () => {
 test('an overlong number is refused; other malformed text falls to JSON.parse', () => {
   refused('{"a":' + '9'.repeat(40) + '}', /number longer than 32 characters/);
   refused('{"a":1e999999999999999999999999999999999}', /number longer/);
+  refused('{"a":1e999999}', /number out of range/);
+  refused('[-1e400]', /number out of range/);
+  assert.doesNotThrow(() => checkJsonShape('[1e308,-2.5e-400,0]'), 'large but finite; tiny rounds to 0');
   refused('{"a":"unterminated', /not valid JSON/);
   refused('{"a":"bad escape \\', /not valid JSON/);
   refused('{"\\x":1,"\\x":2}', /not valid JSON/);
