@@ -2,6 +2,7 @@
 // MCAUTH_TEST_RUNTIME=deno) and talks to it over HTTP. Every end-to-end test goes through here.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -172,4 +173,57 @@ export async function addUser(db: string, name: string, password: string, extra:
   const m = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec(r.stdout);
   if (!m) throw new Error(`user add printed no UUID: ${r.stdout}`);
   return m[0];
+}
+
+export interface Timed {
+  status: number;
+  retryAfter: string | undefined;
+  contentType: string | undefined;
+  /** Parsed JSON, or the text when it is not JSON. */
+  body: any;
+  /** When the request was sent and when its answer had arrived, in ms on the test's clock. */
+  sentAt: number;
+  doneAt: number;
+  ms: number;
+}
+
+/**
+ * A POST on a connection of its own (no pooling, so no request waits for a free socket), timed;
+ * rejects when the connection breaks (as on SIGKILL).
+ */
+export function timedPost(port: number, path: string, body: unknown, timeoutMs = 30_000): Promise<Timed> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((done, fail) => {
+    const sentAt = performance.now();
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path, agent: false, headers: { 'content-type': 'application/json', 'content-length': payload.length } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', fail);
+        res.on('end', () => {
+          const doneAt = performance.now();
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            parsed = Buffer.concat(chunks).toString('utf8');
+          }
+          const retry = res.headers['retry-after'];
+          done({
+            status: res.statusCode ?? 0,
+            retryAfter: Array.isArray(retry) ? retry[0] : retry,
+            contentType: res.headers['content-type'],
+            body: parsed,
+            sentAt,
+            doneAt,
+            ms: doneAt - sentAt,
+          });
+        });
+      },
+    );
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer to ${path} within ${timeoutMs} ms`)));
+    req.on('error', fail);
+    req.end(payload);
+  });
 }
