@@ -28,7 +28,7 @@ export async function startServer(config: ServeConfig, store: Store, logError: (
       keepAliveTimeout: config.keepAliveTimeout * 1000,
       connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
     },
-    createApp(service, { basePath, apiKey: config.apiKey, logError }),
+    createApp(service, { basePath, apiKey: config.apiKey, addressLoginLimit: config.addressLoginLimit, logError }),
   );
   server.maxConnections = config.maxConnections;
   server.on('clientError', answerClientError);

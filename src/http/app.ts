@@ -7,6 +7,7 @@ import type { Service } from '../service/service.ts';
 import { parseJson, readBody } from './body.ts';
 import { HttpError, sendError, sendResult } from './envelope.ts';
 import { nameList, requireObject, stringField } from './fields.ts';
+import { createAddressLimit } from './address-limit.ts';
 import { createKeyCheck } from './api-key.ts';
 import { createRouter, pathOf, type Handler } from './router.ts';
 
@@ -14,6 +15,8 @@ export interface AppOptions {
   basePath: string;
   /** '' when callers need no key. */
   apiKey: string;
+  /** /auth calls a client address may make a minute; 0: no limit. */
+  addressLoginLimit: number;
   /** Where unexpected errors are reported; their details never reach the caller. */
   logError: (message: string, err: unknown) => void;
 }
@@ -24,12 +27,12 @@ const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, not_f
 const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
 
 /** A POST handler: checks the type, parses the JSON body, hands it to `run`, answers with its result. */
-function post(run: (body: unknown) => Promise<unknown>): Record<string, Handler> {
+function post(run: (body: unknown, req: IncomingMessage) => Promise<unknown>): Record<string, Handler> {
   return {
     POST: async (req, res) => {
       const type = req.headers['content-type'];
       if (type !== undefined && !JSON_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be application/json');
-      sendResult(res, await run(parseJson(await readBody(req, MAX_BODY_BYTES))));
+      sendResult(res, await run(parseJson(await readBody(req, MAX_BODY_BYTES)), req));
     },
   };
 }
@@ -38,9 +41,10 @@ function post(run: (body: unknown) => Promise<unknown>): Record<string, Handler>
 const OPEN_PATHS = ['/health'];
 
 /**
- * After a 413, reads and drops the rest of the body (up to a bound) before the connection may
- * close: closing a socket with unread input makes the kernel send a reset, and the client would
- * lose the answer. A body beyond the bound is cut off.
+ * After a refusal, reads and drops the rest of the body (up to a bound) before the connection
+ * may close: closing a socket with unread input makes the kernel send a reset, and the client
+ * would lose the answer. A body beyond the bound is cut off, so no refused request (a 413, or a
+ * 401 without the API key) can make the server read without end.
  */
 function drain(req: IncomingMessage): void {
   let dropped = 0;
@@ -52,9 +56,12 @@ function drain(req: IncomingMessage): void {
 }
 
 export function createApp(service: Service, options: AppOptions): RequestListener {
+  const perAddress = options.addressLoginLimit > 0 ? createAddressLimit(options.addressLoginLimit) : undefined;
   const route = createRouter(options.basePath, {
-    '/auth': post(async (body) => {
+    '/auth': post(async (body, req) => {
       const b = requireObject(body);
+      const wait = perAddress?.(req.socket.remoteAddress ?? '', Date.now()) ?? 0;
+      if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
       return service.login(stringField(b, 'login'), stringField(b, 'password'));
     }),
     '/join': post(async (body) => {
@@ -75,17 +82,16 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
     // The path only: a query string may carry a secret.
     const where = `${req.method} ${pathOf(req)}`;
-    if (req.socket.destroyed) return; // the client is gone: no one to answer, nothing to report
-    if (res.headersSent) {
-      options.logError(`${where}: failed after the answer began`, err);
-      res.destroy();
-    } else if (err instanceof HttpError) {
-      if (err.status === 413) drain(req);
+    const expected = err instanceof HttpError || err instanceof ServiceError;
+    if (!expected) options.logError(`${where}: unexpected error`, err);
+    if (req.socket.destroyed) return; // the client is gone: no one to answer
+    if (!req.complete) drain(req);
+    if (res.headersSent) res.destroy();
+    else if (err instanceof HttpError) {
       sendError(res, err.status, err.message, err.headers);
     } else if (err instanceof ServiceError) {
       sendError(res, STATUS[err.kind], err.message, err.retryAfter === undefined ? {} : { 'retry-after': String(err.retryAfter) });
     } else {
-      options.logError(`${where}: unexpected error`, err);
       sendError(res, 500, 'Internal server error');
     }
   };
@@ -98,8 +104,6 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       }
       handler = route(req);
     } catch (err) {
-      // Not routed: the body is never read, so drop it rather than leave it in the socket.
-      req.resume();
       return fail(req, res, err);
     }
     handler(req, res).catch((err: unknown) => fail(req, res, err));

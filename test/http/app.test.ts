@@ -71,6 +71,28 @@ describe('HTTP layer', () => {
     assert.equal(streamed.status, 413);
   });
 
+  test('a refused request cannot make the server read without end: past 1 MiB it is cut off', async () => {
+    const { answer, sent } = await new Promise<{ answer: string; sent: number }>((done) => {
+      let answer = '';
+      let sent = 0;
+      const socket = connect(server.port, '127.0.0.1', () => {
+        socket.write(`POST /mc/nope HTTP/1.1\r\nhost: x\r\ncontent-length: ${5 * 1024 * 1024}\r\n\r\n`);
+        const piece = Buffer.alloc(64 * 1024, 0x61);
+        const pump = (): void => {
+          while (!socket.destroyed && sent < 5 * 1024 * 1024 && socket.write(piece)) sent += piece.length;
+          if (!socket.destroyed && sent < 5 * 1024 * 1024) socket.once('drain', () => ((sent += piece.length), pump()));
+        };
+        pump();
+      });
+      socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
+      socket.on('error', () => {});
+      socket.on('close', () => done({ answer, sent }));
+      setTimeout(() => socket.destroy(), 5000).unref(); // the server never closed: fails below
+    });
+    assert.match(answer, /^HTTP\/1\.1 404/);
+    assert.ok(sent < 5 * 1024 * 1024, `the server read all ${sent} bytes`);
+  });
+
   test('/profiles: both shapes, the limit as sent, invalid names left out', async () => {
     await store.createUser({ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice', passwordHash: 'x', skinUrl: null, capeUrl: null, isAlex: false });
     const alice = [{ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice' }];
@@ -145,7 +167,7 @@ describe('HTTP layer with an API key', () => {
   const KEY = 'k'.repeat(20);
   let server: RunningServer;
   before(async () => {
-    server = await startServer({ ...CONFIG, basePath: '', apiKey: KEY }, createMemoryStore(), () => {});
+    server = await startServer({ ...CONFIG, basePath: '', apiKey: KEY, addressLoginLimit: 8 }, createMemoryStore(), () => {});
   });
   after(() => server.stop());
 
@@ -180,5 +202,14 @@ describe('HTTP layer with an API key', () => {
       }).end('{"login":"nobody","password":"x"}');
     });
     assert.deepEqual(throttled, { status: 429, retry: '1' });
+  });
+
+  test('--address-login-limit: the 9th login a minute from one address is a 429', async () => {
+    // 6 logins above plus 2 here make 8; the 9th is over.
+    for (let i = 0; i < 2; i++) assert.equal((await call(server.port, 'POST', `/auth?key=${KEY}`, '{"login":"Other","password":"x"}')).status, 401);
+    const over = await call(server.port, 'POST', `/auth?key=${KEY}`, '{"login":"Other","password":"x"}');
+    assert.equal(over.status, 429);
+    assert.match(over.body.error, /^Too many logins from this address; try again in \d+ s$/);
+    assert.equal((await call(server.port, 'POST', `/profiles?key=${KEY}`, '[]')).status, 200, 'only /auth is limited');
   });
 });
