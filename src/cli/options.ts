@@ -39,6 +39,7 @@ export interface ServeConfig {
   /** '' when callers need no key. */
   apiKey: string;
   synchronous: Synchronous;
+  addressLoginLimit: number;
 }
 
 interface OptionSpec {
@@ -84,8 +85,17 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     arg: 'KEY',
     fallback: '',
     secret: true,
-    help: `a secret every caller must send (Authorization: Bearer KEY, or ?key=KEY); at least ${MIN_API_KEY_CHARS} characters`,
-    parse: (t) => (t === '' || t.length >= MIN_API_KEY_CHARS ? t : { refused: `must be at least ${MIN_API_KEY_CHARS} characters` }),
+    help: `a secret every caller must send (Authorization: Bearer KEY, or ?key=KEY); at least ${MIN_API_KEY_CHARS} of A-Z a-z 0-9 . _ ~ -`,
+    // URL-safe characters only: the key travels in a query string, where + & % would change it.
+    parse: (t) => (t === '' || API_KEY_PATTERN.test(t) ? t : { refused: `must be at least ${MIN_API_KEY_CHARS} of A-Z a-z 0-9 . _ ~ -` }),
+  },
+  {
+    key: 'addressLoginLimit',
+    flag: 'address-login-limit',
+    arg: 'N',
+    fallback: '0',
+    help: '/auth calls one client address may make a minute; 0: no limit (every player behind one LauncherServer shares its address)',
+    parse: integer(0, 1_000_000),
   },
   {
     key: 'synchronous',
@@ -103,6 +113,8 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections at most', parse: integer(1, 1_000_000) },
 ];
 
+const API_KEY_PATTERN = new RegExp(`^[A-Za-z0-9._~-]{${MIN_API_KEY_CHARS},}$`);
+
 export const envName = (flag: string): string => `MCAUTH_${flag.toUpperCase().replaceAll('-', '_')}`;
 
 export const SERVE_OPTION_TYPES: OptionTypes = Object.fromEntries(SERVE_OPTIONS.map((o) => [o.flag, { type: 'string' as const }]));
@@ -118,6 +130,10 @@ export function resolveServeConfig(flags: Record<string, unknown>, env: Record<s
     const value = option.parse(raw);
     if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}${option.secret ? '' : `, got "${raw}"`}`);
     config[option.key] = value;
+  }
+  // Node refuses a header timeout longer than the request timeout; say so in the options' words.
+  if ((config.headersTimeout as number) > (config.requestTimeout as number)) {
+    throw new UsageError('--headers-timeout must not be longer than --request-timeout');
   }
   return config as unknown as ServeConfig;
 }

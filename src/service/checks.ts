@@ -17,10 +17,19 @@ export function requirePlayerName(field: string, name: string): void {
   if (!isPlayerName(name)) throw invalid(`Field "${field}" is not a valid player name`);
 }
 
+const tooLong = (password: string): boolean => Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES;
+
+/**
+ * Lone surrogates cannot be encoded: they would become U+FFFD, so "\ud800" and "\udfff" would be
+ * one password (or one serverID). Refused instead.
+ */
+function requireWellFormed(field: string, text: string): void {
+  if (!text.isWellFormed()) throw invalid(`Field "${field}" is not well-formed Unicode`);
+}
+
 export function requirePasswordSize(password: string): void {
-  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) {
-    throw invalid(`Field "password" is longer than ${MAX_PASSWORD_BYTES} bytes`);
-  }
+  requireWellFormed('password', password);
+  if (tooLong(password)) throw invalid(`Field "password" is longer than ${MAX_PASSWORD_BYTES} bytes`);
 }
 
 export function requireTokenSize(token: string): void {
@@ -33,7 +42,8 @@ export function requireNewName(name: string): void {
 
 export function requireNewPassword(password: string): void {
   if (password === '') throw invalid('The password must not be empty');
-  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) throw invalid(`The password must be at most ${MAX_PASSWORD_BYTES} bytes`);
+  if (!password.isWellFormed()) throw invalid('The password is not well-formed Unicode');
+  if (tooLong(password)) throw invalid(`The password must be at most ${MAX_PASSWORD_BYTES} bytes`);
 }
 
 /** A malformed userUUID is a malformed request (an error envelope, not `false`). */
@@ -45,6 +55,7 @@ export function requireUuid(text: string): string {
 
 export function requireServerId(serverId: string): void {
   if (serverId === '') throw invalid('Field "serverID" must not be empty');
+  requireWellFormed('serverID', serverId);
   if (serverId.length > MAX_SERVER_ID_CHARS) throw invalid(`Field "serverID" is longer than ${MAX_SERVER_ID_CHARS} characters`);
 }
 

@@ -21,6 +21,7 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     maxConnections: 1024,
     apiKey: '',
     synchronous: 'normal',
+    addressLoginLimit: 0,
   });
 });
 
@@ -39,7 +40,10 @@ test('invalid values name their source', () => {
   assert.throws(() => resolveServeConfig({ host: '' }, {}), { message: /--host must not be empty/ });
   assert.throws(() => resolveServeConfig({ 'max-profiles': '1e3' }, {}), UsageError);
   // A refused key is not echoed: it may be most of the real one.
-  assert.throws(() => resolveServeConfig({ 'api-key': 'short-secret' }, {}), { message: '--api-key must be at least 16 characters' });
+  assert.throws(() => resolveServeConfig({ 'api-key': 'short-secret' }, {}), { message: '--api-key must be at least 16 of A-Z a-z 0-9 . _ ~ -' });
+  assert.throws(() => resolveServeConfig({ 'api-key': 'long+enough&but%not-url-safe' }, {}), { message: /--api-key must be/ });
+  assert.equal(resolveServeConfig({ 'api-key': 'Long-enough_and.url~safe' }, {}).apiKey, 'Long-enough_and.url~safe');
+  assert.throws(() => resolveServeConfig({ 'headers-timeout': '60' }, {}), { message: '--headers-timeout must not be longer than --request-timeout' });
 });
 
 test('every option has an environment variable, and help lists both', () => {

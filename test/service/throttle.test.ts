@@ -67,6 +67,10 @@ test('refusals over a limit do no work and count no failure', async () => {
     await assert.rejects(service.login('alice', 'x'.repeat(257)), { kind: 'invalid', message: 'Field "password" is longer than 256 bytes' });
   }
   await assert.rejects(service.login('alice', '€'.repeat(86)), { kind: 'invalid' }, '258 bytes in 86 characters');
+  // A lone surrogate would be hashed as U+FFFD, making "\ud800x" and "\udfffx" one password.
+  await assert.rejects(service.login('alice', '\ud800x'), { kind: 'invalid', message: 'Field "password" is not well-formed Unicode' });
+  await assert.rejects(service.addUser({ name: 'Bob', password: '\udfffx' }), { kind: 'invalid', message: 'The password is not well-formed Unicode' });
+  await assert.rejects(service.hasJoined('alice', '\udfff'), { kind: 'invalid', message: 'Field "serverID" is not well-formed Unicode' });
   assert.equal(store.lookups, before);
   await service.login('alice', 'right');
 });
