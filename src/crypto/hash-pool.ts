@@ -12,8 +12,6 @@ export interface HashSlot {
 export interface HashPool {
   /** A place in the pool, running or waiting; undefined when the queue is full too. */
   reserve: () => HashSlot | undefined;
-  /** Whether reserve() would give a place now. */
-  hasRoom: () => boolean;
   readonly running: number;
   readonly waiting: number;
 }
@@ -53,7 +51,6 @@ export function createHashPool(concurrency: number, queueSize: number): HashPool
         return at !== -1;
       });
     },
-    hasRoom: () => running < concurrency || queue.length < queueSize,
     get running() {
       return running;
     },

@@ -1,12 +1,11 @@
 // Managing players: the rules the CLI (and any later admin interface) goes through.
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../crypto/password.ts';
-import { withHashSlot } from './auth.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { offlineUuid, parseUuid } from '../uuid.ts';
 import { isPlayerName, requireNewName, requireNewPassword, requireUrl } from './checks.ts';
 import type { Context } from './context.ts';
-import { invalid, notFound, ServiceError } from './errors.ts';
+import { busy, invalid, notFound, ServiceError } from './errors.ts';
 
 export interface NewUser {
   name: string;
@@ -17,11 +16,16 @@ export interface NewUser {
   offlineUuid?: boolean;
 }
 
-function hashInPool(ctx: Context, password: string): Promise<string> {
-  return withHashSlot(ctx, async (slot) => {
+/** Hashes in a slot of the hash pool, like a login: 503 at once when the pool and its queue are full. */
+async function hashInPool(ctx: Context, password: string): Promise<string> {
+  const slot = ctx.pool.reserve();
+  if (!slot) throw busy();
+  try {
     await slot.ready;
-    return hashPassword(password);
-  });
+    return await hashPassword(password);
+  } finally {
+    slot.release();
+  }
 }
 
 export async function findUser(ctx: Context, name: string): Promise<User> {

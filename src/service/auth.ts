@@ -5,7 +5,7 @@ import { issueToken } from '../crypto/token.ts';
 import { MAX_TOKENS_PER_USER } from '../limits.ts';
 import { requirePasswordSize, requirePlayerName } from './checks.ts';
 import type { Context } from './context.ts';
-import { busy, ServiceError } from './errors.ts';
+import { ServiceError } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
 import { admitLoginAttempt } from './throttle.ts';
 
@@ -27,17 +27,6 @@ let dummy: Promise<string> | undefined;
 export function dummyHash(): Promise<string> {
   dummy ??= hashPassword(randomUUID());
   return dummy;
-}
-
-/** Runs `work` in a slot of the hash pool: 503 at once when the pool and its queue are full. */
-export async function withHashSlot<T>(ctx: Context, work: (slot: { ready: Promise<void> }) => Promise<T>): Promise<T> {
-  const slot = ctx.pool.reserve();
-  if (!slot) throw busy();
-  try {
-    return await work(slot);
-  } finally {
-    slot.release();
-  }
 }
 
 export async function login(ctx: Context, name: string, password: string): Promise<AuthResult> {
