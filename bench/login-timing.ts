@@ -9,15 +9,11 @@
 // warms up, then alternates N wrong-password logins (each on a different player, so the
 // password-guessing throttle never applies) with N logins of distinct unknown names, one at a
 // time. At the end the server is stopped and the temporary folder removed.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const SERVER_JS = join(ROOT, 'dist', 'server.js');
 const PLAYERS = 40;
 const CLI_BATCH = 4;
 const WARM_UP = 4;
@@ -25,96 +21,18 @@ const TOLERANCE = 0.1;
 
 const { values } = parseArgs({
   options: { runtime: { type: 'string', default: 'node' }, rounds: { type: 'string', default: String(PLAYERS) } },
-  strict: true,
 });
 const runtime = values.runtime;
 const rounds = Number(values.rounds);
-if (runtime !== 'node' && runtime !== 'deno') usage(`--runtime must be node or deno, got "${runtime}"`);
-if (!Number.isInteger(rounds) || rounds < 5 || rounds > PLAYERS) usage(`--rounds must be a whole number from 5 to ${PLAYERS}`);
+if (runtime !== 'node' && runtime !== 'deno') usage('--runtime must be node or deno');
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > PLAYERS) usage(`--rounds must be a whole number from 1 to ${PLAYERS}`);
+// The test helpers start the server; they pick the runtime from this variable when loaded.
+process.env.MCAUTH_TEST_RUNTIME = runtime;
+const { addUser, SERVER_JS, startServer, tempDir } = await import('../test/helpers/process.ts');
 
 function usage(message: string): never {
-  process.stderr.write(`login-timing: ${message}\nusage: node --import tsx bench/login-timing.ts [--runtime node|deno] [--rounds N]\n`);
+  process.stderr.write(`login-timing: ${message}\n`);
   process.exit(2);
-}
-
-/** Node 22.13 or later: node:sqlite. When this script runs on an older Node, the pinned one in node_modules is used. */
-function nodeCommand(): string {
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  if (major > 22 || (major === 22 && minor >= 13)) return process.execPath;
-  const pinned = join(ROOT, 'node_modules', '.bin', 'node');
-  if (existsSync(pinned)) return pinned;
-  usage(`this Node (${process.versions.node}) is too old to run the server, and node_modules/.bin/node is missing`);
-}
-
-function serverCommand(): string[] {
-  if (runtime === 'deno') {
-    const local = join(ROOT, 'node_modules', '.bin', 'deno');
-    return [existsSync(local) ? local : 'deno', 'run', '-A', SERVER_JS];
-  }
-  return [nodeCommand(), SERVER_JS];
-}
-
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { DENO_NO_UPDATE_CHECK: '1' };
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MCAUTH_') && k !== 'NODE_V8_COVERAGE') env[k] = v;
-  return env;
-}
-
-/** Runs the CLI to completion with `stdin`; rejects on a non-zero exit. */
-function cli(args: string[], stdin: string): Promise<string> {
-  const [cmd, ...pre] = serverCommand();
-  return new Promise((done, fail) => {
-    const child = spawn(cmd!, [...pre, ...args], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.stdin.on('error', () => {});
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) done(out);
-      else fail(new Error(`${args.join(' ')} exited ${code}: ${err}`));
-    });
-    child.stdin.end(stdin);
-  });
-}
-
-interface Server {
-  child: ChildProcess;
-  port: number;
-  stop: () => Promise<void>;
-}
-
-function startServer(db: string): Promise<Server> {
-  const [cmd, ...pre] = serverCommand();
-  const child = spawn(cmd!, [...pre, 'serve', '--port', '0', '--db', db], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  let out = '';
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return new Promise((ready, fail) => {
-    const timer = setTimeout(() => {
-      void stop();
-      fail(new Error(`the server did not start in time\n${out}${err}`));
-    }, 20_000);
-    void exited.then(() => {
-      clearTimeout(timer);
-      fail(new Error(`the server exited before listening\n${out}${err}`));
-    });
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /listening on http:\/\/\S+?:(\d+)/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      ready({ child, port: Number(m[1]), stop });
-    });
-  });
 }
 
 // One kept-alive connection: no connection setup in the measured time.
@@ -157,20 +75,20 @@ function quantile(sorted: number[], q: number): number {
 
 async function main(): Promise<number> {
   if (!existsSync(SERVER_JS)) usage(`${SERVER_JS} is missing: run npm run build first`);
-  const dir = mkdtempSync(join(tmpdir(), 'mcauth-bench-'));
-  let server: Server | undefined;
+  const { dir, cleanup } = tempDir();
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     const db = join(dir, 'bench.db');
     const names = Array.from({ length: PLAYERS }, (_, i) => `Bench_${String(i).padStart(2, '0')}`);
     const t0 = performance.now();
     // The first command creates the schema alone; the rest run in parallel batches.
-    await cli(['user', 'add', names[0]!, '--db', db], `pw-${names[0]}\n`);
+    await addUser(db, names[0]!, `pw-${names[0]}`);
     for (let i = 1; i < names.length; i += CLI_BATCH) {
-      await Promise.all(names.slice(i, i + CLI_BATCH).map((n) => cli(['user', 'add', n, '--db', db], `pw-${n}\n`)));
+      await Promise.all(names.slice(i, i + CLI_BATCH).map((n) => addUser(db, n, `pw-${n}`)));
     }
     process.stdout.write(`runtime ${runtime}: ${PLAYERS} players added in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 
-    server = await startServer(db);
+    server = await startServer(['--db', db]);
     const { port } = server;
 
     // Warm up both paths (JIT, the dummy hash, the connection). A wrong password on a player is
@@ -217,7 +135,7 @@ async function main(): Promise<number> {
   } finally {
     agent.destroy();
     await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    cleanup();
   }
 }
 
