@@ -1,0 +1,21 @@
+// What the game accepts as a skin or a cape, and how big an upload may be.
+import { MAX_TEXTURE_BYTES } from '../limits.ts';
+
+export type TextureKind = 'skin' | 'cape';
+
+/**
+ * Skins are 64×64 (or the older 64×32), capes 64×32. With `hd`, whole multiples of those sizes
+ * (high-resolution packs) are accepted too.
+ */
+export function textureSizeProblem(kind: TextureKind, width: number, height: number, hd: boolean): string | undefined {
+  const scale = width / 64;
+  const scaled = hd && Number.isInteger(scale) && scale >= 1 ? scale : 1;
+  const fits = kind === 'skin' ? width === 64 * scaled && (height === 64 * scaled || height === 32 * scaled) : width === 64 * scaled && height === 32 * scaled;
+  if (fits) return undefined;
+  const wanted = kind === 'skin' ? '64×64 or 64×32' : '64×32';
+  return `${kind} must be ${wanted}${hd ? ' (or a whole multiple)' : ''}, got ${width}×${height}`;
+}
+
+export function uploadSizeProblem(bytes: number): string | undefined {
+  return bytes > MAX_TEXTURE_BYTES ? `a texture must be at most ${MAX_TEXTURE_BYTES} bytes, got ${bytes}` : undefined;
+}

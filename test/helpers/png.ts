@@ -1,0 +1,30 @@
+// A tiny PNG encoder for tests: RGBA, 8 bits, no filter, with extra chunks on request.
+import { deflateSync } from 'node:zlib';
+import { crc32 } from '../../src/textures/png.ts';
+
+export function chunk(type: string, data: Buffer = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+  return Buffer.concat([head, data, crc]);
+}
+
+/** A width×height PNG whose pixels depend on `seed`; `extra` chunks go between IHDR and IDAT. */
+export function encodePng(width: number, height: number, opts: { seed?: number; extra?: Buffer[] } = {}): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 6; // RGBA
+  const rows = Buffer.alloc((width * 4 + 1) * height);
+  for (let i = 0; i < rows.length; i++) rows[i] = i % (width * 4 + 1) === 0 ? 0 : (i * 31 + (opts.seed ?? 0)) & 0xff;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    ...(opts.extra ?? []),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND'),
+  ]);
+}
