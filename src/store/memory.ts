@@ -13,7 +13,13 @@ export function createMemoryStore(): Store {
   const tokens = new Map<string, Token>(); // by digest
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
   const failures = new Map<string, { failures: number; lastAt: number }>(); // by lower-case name
+  const textures = new Map<string, Buffer>(); // by hash
   let seq = 0;
+  const dropUnworn = (hashes: (string | null)[]): void => {
+    for (const hash of hashes) {
+      if (hash !== null && ![...users.values()].some((u) => u.skinHash === hash || u.capeHash === hash)) textures.delete(hash);
+    }
+  };
 
   const copy = (u: User | undefined): User | undefined => (u ? { ...u } : undefined);
   const byName = (name: string): User | undefined => {
@@ -28,8 +34,15 @@ export function createMemoryStore(): Store {
     async countUsers() {
       return users.size;
     },
-    async listUsers() {
-      return [...users.values()].map((u) => ({ ...u })).sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1));
+    async listUsers(after = '', limit = Infinity) {
+      return [...users.values()]
+        .filter((u) => u.name.toLowerCase() > after.toLowerCase())
+        .sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1))
+        .slice(0, limit)
+        .map((u) => ({ ...u }));
+    },
+    async deleteTokens(id) {
+      dropTokens((_, t) => t.userId !== id);
     },
     async findUserByName(name) {
       return copy(byName(name));
@@ -48,7 +61,7 @@ export function createMemoryStore(): Store {
     async createUser(user): Promise<CreateResult> {
       if (idByName.has(user.name.toLowerCase())) return 'name_taken';
       if (users.has(user.id)) return 'id_taken';
-      users.set(user.id, { ...user });
+      users.set(user.id, { ...user, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null });
       idByName.set(user.name.toLowerCase(), user.id);
       return 'created';
     },
@@ -60,12 +73,26 @@ export function createMemoryStore(): Store {
     },
     async setTextures(id, change: TextureChange) {
       const u = users.get(id);
-      if (u) Object.assign(u, change);
+      if (!u) return;
+      const before = [u.skinHash, u.capeHash];
+      if (change.upload && !textures.has(change.upload.hash)) textures.set(change.upload.hash, Buffer.from(change.upload.png));
+      if (change.skinUrl !== undefined || change.skinHash !== undefined) Object.assign(u, { skinUrl: change.skinUrl ?? null, skinHash: change.skinHash ?? null });
+      if (change.capeUrl !== undefined || change.capeHash !== undefined) Object.assign(u, { capeUrl: change.capeUrl ?? null, capeHash: change.capeHash ?? null });
+      if (change.isAlex !== undefined) u.isAlex = change.isAlex;
+      dropUnworn(before);
+    },
+    async findTexture(hash) {
+      const png = textures.get(hash);
+      return png && Buffer.from(png);
+    },
+    async countTextures() {
+      return textures.size;
     },
     async deleteUser(id) {
       const u = users.get(id);
       if (!u) return false;
       users.delete(id);
+      dropUnworn([u.skinHash, u.capeHash]);
       idByName.delete(u.name.toLowerCase());
       joins.delete(id);
       dropTokens((_, t) => t.userId !== id);

@@ -32,6 +32,15 @@ const MIGRATIONS: string[] = [
      last_at INTEGER NOT NULL
    );
    CREATE INDEX login_failures_by_time ON login_failures (last_at);`,
+  // Hosted skins and capes, content-addressed and shared between the players who wear them.
+  `CREATE TABLE textures (
+     hash TEXT PRIMARY KEY, -- SHA-256 of png, lower-case hex
+     png BLOB NOT NULL
+   );
+   ALTER TABLE users ADD COLUMN skin_hash TEXT REFERENCES textures (hash);
+   ALTER TABLE users ADD COLUMN cape_hash TEXT REFERENCES textures (hash);
+   CREATE INDEX users_by_skin ON users (skin_hash);
+   CREATE INDEX users_by_cape ON users (cape_hash);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,16 +9,27 @@ interface UserRow {
   name: string;
   password_hash: string;
   skin_url: string | null;
+  skin_hash: string | null;
   cape_url: string | null;
+  cape_hash: string | null;
   is_alex: number;
 }
 
-const USER_COLUMNS = 'users.id, users.name, users.password_hash, users.skin_url, users.cape_url, users.is_alex';
+const USER_COLUMNS = 'users.id, users.name, users.password_hash, users.skin_url, users.skin_hash, users.cape_url, users.cape_hash, users.is_alex';
 
 function toUser(row: unknown): User | undefined {
   if (!row) return undefined;
   const r = row as UserRow;
-  return { id: r.id, name: r.name, passwordHash: r.password_hash, skinUrl: r.skin_url, capeUrl: r.cape_url, isAlex: r.is_alex === 1 };
+  return {
+    id: r.id,
+    name: r.name,
+    passwordHash: r.password_hash,
+    skinUrl: r.skin_url,
+    skinHash: r.skin_hash,
+    capeUrl: r.cape_url,
+    capeHash: r.cape_hash,
+    isAlex: r.is_alex === 1,
+  };
 }
 
 /** Runs `work` in a write transaction, taking the write lock up front so it cannot deadlock. */
@@ -59,21 +70,27 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
   const sql = (text: string): StatementSync => db.prepare(text);
   const q = {
     count: sql('SELECT count(*) AS n FROM users'),
-    list: sql(`SELECT ${USER_COLUMNS} FROM users ORDER BY name_key`),
+    list: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key > ? ORDER BY name_key LIMIT ?`),
     byName: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key = ?`),
     byId: sql(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`),
     byNames: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key IN (SELECT value FROM json_each(?))`),
     nameTaken: sql('SELECT 1 FROM users WHERE name_key = ?'),
     insertUser: sql(
-      `INSERT INTO users (id, name, name_key, password_hash, skin_url, cape_url, is_alex, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      `INSERT INTO users (id, name, name_key, password_hash, is_alex, created_at)
+       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     setHash: sql('UPDATE users SET password_hash = ? WHERE id = ?'),
-    setTextures: sql(
-      `UPDATE users SET skin_url = coalesce(?, skin_url), cape_url = coalesce(?, cape_url), is_alex = coalesce(?, is_alex) WHERE id = ?`,
+    setSkin: sql('UPDATE users SET skin_url = ?, skin_hash = ? WHERE id = ?'),
+    setCape: sql('UPDATE users SET cape_url = ?, cape_hash = ? WHERE id = ?'),
+    setModel: sql('UPDATE users SET is_alex = ? WHERE id = ?'),
+    textureHashes: sql('SELECT skin_hash, cape_hash FROM users WHERE id = ?'),
+    insertTexture: sql('INSERT OR IGNORE INTO textures (hash, png) VALUES (?, ?)'),
+    dropTexture: sql(
+      `DELETE FROM textures WHERE hash = ?1
+       AND NOT EXISTS (SELECT 1 FROM users WHERE skin_hash = ?1) AND NOT EXISTS (SELECT 1 FROM users WHERE cape_hash = ?1)`,
     ),
-    clearSkin: sql('UPDATE users SET skin_url = NULL WHERE id = ?'),
-    clearCape: sql('UPDATE users SET cape_url = NULL WHERE id = ?'),
+    texture: sql('SELECT png FROM textures WHERE hash = ?'),
+    countTextures: sql('SELECT count(*) AS n FROM textures'),
     deleteUser: sql('DELETE FROM users WHERE id = ?'),
     deleteTokens: sql('DELETE FROM tokens WHERE user_id = ?'),
     insertToken: sql('INSERT INTO tokens (digest, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?)'),
@@ -101,8 +118,11 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     async countUsers() {
       return Number((q.count.get() as { n: number }).n);
     },
-    async listUsers() {
-      return q.list.all().map((row) => toUser(row)!);
+    async listUsers(after = '', limit = -1) {
+      return q.list.all(after.toLowerCase(), limit).map((row) => toUser(row)!);
+    },
+    async deleteTokens(id) {
+      q.deleteTokens.run(id);
     },
     async findUserByName(name) {
       return toUser(q.byName.get(name.toLowerCase()));
@@ -117,7 +137,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       const key = user.name.toLowerCase();
       return transaction(db, () => {
         if (q.nameTaken.get(key)) return 'name_taken';
-        const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.skinUrl, user.capeUrl, user.isAlex ? 1 : 0, Date.now());
+        // A new player wears nothing: textures are set afterwards, through setTextures.
+        const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.isAlex ? 1 : 0, Date.now());
         return changes === 1 ? 'created' : 'id_taken';
       });
     },
@@ -129,15 +150,31 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     },
     async setTextures(id, change) {
       transaction(db, () => {
-        const alex = change.isAlex === undefined ? null : change.isAlex ? 1 : 0;
-        q.setTextures.run(change.skinUrl ?? null, change.capeUrl ?? null, alex, id);
-        if (change.skinUrl === null) q.clearSkin.run(id);
-        if (change.capeUrl === null) q.clearCape.run(id);
+        const before = q.textureHashes.get(id) as { skin_hash: string | null; cape_hash: string | null } | undefined;
+        if (!before) return;
+        if (change.upload) q.insertTexture.run(change.upload.hash, change.upload.png);
+        if (change.skinUrl !== undefined || change.skinHash !== undefined) q.setSkin.run(change.skinUrl ?? null, change.skinHash ?? null, id);
+        if (change.capeUrl !== undefined || change.capeHash !== undefined) q.setCape.run(change.capeUrl ?? null, change.capeHash ?? null, id);
+        if (change.isAlex !== undefined) q.setModel.run(change.isAlex ? 1 : 0, id);
+        for (const hash of [before.skin_hash, before.cape_hash]) if (hash !== null) q.dropTexture.run(hash);
       });
     },
+    async findTexture(hash) {
+      const row = q.texture.get(hash) as { png: Uint8Array } | undefined;
+      return row && Buffer.from(row.png.buffer, row.png.byteOffset, row.png.byteLength);
+    },
+    async countTextures() {
+      return Number((q.countTextures.get() as { n: number }).n);
+    },
     async deleteUser(id) {
-      // Tokens and joins go with the user (ON DELETE CASCADE).
-      return q.deleteUser.run(id).changes === 1;
+      // Tokens and joins go with the user (ON DELETE CASCADE); textures no one wears, here.
+      return transaction(db, () => {
+        const before = q.textureHashes.get(id) as { skin_hash: string | null; cape_hash: string | null } | undefined;
+        if (!before) return false;
+        q.deleteUser.run(id);
+        for (const hash of [before.skin_hash, before.cape_hash]) if (hash !== null) q.dropTexture.run(hash);
+        return true;
+      });
     },
     async addToken(userId, digest, now, expiresAt, maxLive) {
       transaction(db, () => {

@@ -8,13 +8,24 @@ export interface User {
   /** The name as registered. */
   name: string;
   passwordHash: string;
+  /** An external skin's address; at most one of skinUrl and skinHash is set. */
   skinUrl: string | null;
+  /** A hosted skin: the SHA-256 (lower-case hex) of its PNG in the store. */
+  skinHash: string | null;
   capeUrl: string | null;
+  capeHash: string | null;
   /** Slim (thin-arm) skin model. */
   isAlex: boolean;
 }
 
-export type TextureChange = Partial<Pick<User, 'skinUrl' | 'capeUrl' | 'isAlex'>>;
+/**
+ * A change of a player's textures. Naming either field of a kind (skinUrl or skinHash) replaces
+ * that kind whole: `{ skinUrl: null }` leaves no skin, `{ skinHash }` a hosted one only.
+ * `upload` is the PNG of a hash named here, stored when the store does not have it yet.
+ */
+export type TextureChange = Partial<Pick<User, 'skinUrl' | 'skinHash' | 'capeUrl' | 'capeHash' | 'isAlex'>> & {
+  upload?: { hash: string; png: Buffer };
+};
 
 export type CreateResult = 'created' | 'name_taken' | 'id_taken';
 
@@ -26,7 +37,8 @@ export interface LoginFailures {
 
 export interface Store {
   countUsers(): Promise<number>;
-  listUsers(): Promise<User[]>;
+  /** In order of lower-case name; only names after `after` (any case); at most `limit`. */
+  listUsers(after?: string, limit?: number): Promise<User[]>;
   /** Case-insensitive. */
   findUserByName(name: string): Promise<User | undefined>;
   findUserById(id: string): Promise<User | undefined>;
@@ -35,8 +47,14 @@ export interface Store {
   createUser(user: User): Promise<CreateResult>;
   /** Replaces the hash; with `endSessions`, also deletes every token of the user, atomically. */
   setPasswordHash(id: string, hash: string, endSessions: boolean): Promise<void>;
+  /** Applies the change; a hosted texture no player uses any more is deleted in the same transaction. */
   setTextures(id: string, change: TextureChange): Promise<void>;
-  /** Deletes the user with its tokens and join. False when there was none. */
+  /** The PNG of a hosted texture. */
+  findTexture(hash: string): Promise<Buffer | undefined>;
+  countTextures(): Promise<number>;
+  /** Ends every token of the user. */
+  deleteTokens(id: string): Promise<void>;
+  /** Deletes the user with its tokens and join (and textures no one else uses). False when there was none. */
   deleteUser(id: string): Promise<boolean>;
 
   /**

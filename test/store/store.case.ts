@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { LoginFailures, Store, User } from '../../src/store/store.ts';
 
 export function user(name: string, id: string, extra: Partial<User> = {}): User {
-  return { id, name, passwordHash: 'scrypt$1$1$1$AA==$AA==', skinUrl: null, capeUrl: null, isAlex: false, ...extra };
+  return { id, name, passwordHash: 'scrypt$1$1$1$AA==$AA==', skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, ...extra };
 }
 
 const A = '00000000-0000-4000-8000-00000000000a';
@@ -72,7 +72,8 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
     });
 
     test('finds the latest join by name, server and age', async () => {
-      await store.createUser(user('Alice', A, { skinUrl: 'https://s/1.png' }));
+      await store.createUser(user('Alice', A));
+      await store.setTextures(A, { skinUrl: 'https://s/1.png' });
       await store.addToken(A, 'd', 0, 1e12, 16);
       await store.recordJoin('d', A, 'one', 100);
       assert.deepEqual(await store.findJoin('ALICE', 'one', 99), user('Alice', A, { skinUrl: 'https://s/1.png' }));
@@ -93,6 +94,28 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal((await store.findUserById(A))?.passwordHash, 'new');
       assert.equal(await store.recordJoin('d1', A, 's', 1), false);
       assert.equal(await store.recordJoin('d2', A, 's', 1), false);
+    });
+
+    test('hosted textures: stored once by hash, shared, and deleted when no one wears them', async () => {
+      await store.createUser(user('Alice', A));
+      await store.createUser(user('Bob', B));
+      const png = Buffer.from('png-bytes');
+      await store.setTextures(A, { skinHash: 'h1', upload: { hash: 'h1', png }, isAlex: true });
+      await store.setTextures(B, { capeHash: 'h1', upload: { hash: 'h1', png: Buffer.from('ignored: same hash') } });
+      assert.deepEqual(await store.findTexture('h1'), png);
+      assert.equal(await store.countTextures(), 1);
+      assert.deepEqual(await store.findUserById(A), user('Alice', A, { skinHash: 'h1', isAlex: true }));
+      // An external URL replaces the hosted skin; Bob still wears h1 as a cape, so it stays.
+      await store.setTextures(A, { skinUrl: 'https://s/a.png' });
+      assert.deepEqual(await store.findUserById(A), user('Alice', A, { skinUrl: 'https://s/a.png', isAlex: true }));
+      assert.ok(await store.findTexture('h1'));
+      await store.setTextures(B, { capeHash: null });
+      assert.equal(await store.findTexture('h1'), undefined, 'no one wears it any more');
+      await store.setTextures(B, { skinHash: 'h2', upload: { hash: 'h2', png } });
+      await store.deleteUser(B);
+      assert.equal(await store.countTextures(), 0, 'deleted with its last wearer');
+      await store.setTextures('no-such-user', { skinHash: 'h3', upload: { hash: 'h3', png } });
+      assert.equal(await store.countTextures(), 0, 'nothing stored for no one');
     });
 
     test('login attempts: counted by name in any case, refused while throttled, forgotten when quiet', async () => {
