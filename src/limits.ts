@@ -40,6 +40,12 @@ export const DEFAULT_MAX_CONNECTIONS = 1024;
 /** How often Node checks the timeouts above (its default, 30 s, would let a slow client stay that long). */
 export const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
 
+/** Largest texture upload (as received): a 64×64 skin is a few KiB, an HD one a few hundred. */
+export const MAX_TEXTURE_BYTES = 1024 * 1024;
+
+/** Most players one page of the admin API's user list holds. */
+export const MAX_ADMIN_PAGE = 500;
+
 /** Shortest --api-key accepted: a key that can be guessed protects nothing. */
 export const MIN_API_KEY_CHARS = 16;
 

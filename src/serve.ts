@@ -19,6 +19,9 @@ export interface RunningServer {
 
 export async function startServer(config: ServeConfig, store: Store, logError: (message: string, err: unknown) => void): Promise<RunningServer> {
   const service = createService(store, toServiceOptions(config));
+  if (config.publicUrl === '' && (await service.countTextures()) > 0) {
+    throw new Error('the database holds hosted skins or capes, and answers must carry their addresses: give --public-url (the address players\' games reach this service at)');
+  }
   await service.warmUp();
   const basePath = normalizeBasePath(config.basePath);
   const server = createServer(
@@ -28,7 +31,14 @@ export async function startServer(config: ServeConfig, store: Store, logError: (
       keepAliveTimeout: config.keepAliveTimeout * 1000,
       connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
     },
-    createApp(service, { basePath, apiKey: config.apiKey, addressLoginLimit: config.addressLoginLimit, logError }),
+    createApp(service, {
+      basePath,
+      apiKey: config.apiKey,
+      addressLoginLimit: config.addressLoginLimit,
+      adminToken: config.adminToken,
+      hostsTextures: config.publicUrl !== '',
+      logError,
+    }),
   );
   server.maxConnections = config.maxConnections;
   server.on('clientError', answerClientError);

@@ -18,6 +18,7 @@ import {
 } from '../limits.ts';
 import type { ServiceOptions, Variant } from '../service/context.ts';
 import { MEMORY_DB } from '../store/open.ts';
+import { normalizeBasePath } from '../http/router.ts';
 import type { Synchronous } from '../store/sqlite.ts';
 import { UsageError, type OptionTypes } from './usage.ts';
 
@@ -40,6 +41,11 @@ export interface ServeConfig {
   apiKey: string;
   synchronous: Synchronous;
   addressLoginLimit: number;
+  /** '' when textures are not hosted for the public; no trailing slash. */
+  publicUrl: string;
+  hdTextures: boolean;
+  /** '' when the admin API is off. */
+  adminToken: string;
 }
 
 interface OptionSpec {
@@ -50,8 +56,10 @@ interface OptionSpec {
   help: string;
   /** Never printed: --help shows no value of it. */
   secret?: boolean;
+  /** A flag without a value (--hd-textures); its environment variable takes true/false/1/0. */
+  boolean?: boolean;
   /** The value, or a reason it is refused ("must be ..."). */
-  parse: (text: string) => string | number | { refused: string };
+  parse: (text: string) => string | number | boolean | { refused: string };
 }
 
 const text = (t: string): string | { refused: string } => (t === '' ? { refused: 'must not be empty' } : t);
@@ -105,6 +113,37 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: 'normal: a crash of the process loses nothing; full: power loss neither, at one fsync a write',
     parse: (t) => (t === 'normal' || t === 'full' ? t : { refused: 'must be normal or full' }),
   },
+  {
+    key: 'publicUrl',
+    flag: 'public-url',
+    arg: 'URL',
+    fallback: '',
+    help: 'the address players\' games reach this service at (such as https://auth.example.org); hosted skin and cape URLs start with it',
+    parse: (t) => {
+      if (t === '') return t;
+      const url = URL.canParse(t) ? new URL(t) : undefined;
+      const ok = (url?.protocol === 'http:' || url?.protocol === 'https:') && url.search === '' && url.hash === '';
+      return ok ? t.replace(/\/+$/, '') : { refused: 'must be an http:// or https:// address without a query' };
+    },
+  },
+  {
+    key: 'hdTextures',
+    flag: 'hd-textures',
+    arg: '',
+    fallback: 'false',
+    boolean: true,
+    help: 'accept skins and capes at whole multiples of the game\'s sizes (HD packs)',
+    parse: (t) => (['true', '1'].includes(t) ? true : ['false', '0', ''].includes(t) ? false : { refused: 'must be true or false' }),
+  },
+  {
+    key: 'adminToken',
+    flag: 'admin-token',
+    arg: 'TOKEN',
+    fallback: '',
+    secret: true,
+    help: `turns on the admin API; requests carry Authorization: Bearer TOKEN; at least ${MIN_API_KEY_CHARS} characters, no spaces`,
+    parse: (t) => (t === '' || new RegExp(`^\\S{${MIN_API_KEY_CHARS},}$`).test(t) ? t : { refused: `must be at least ${MIN_API_KEY_CHARS} characters, no spaces` }),
+  },
   { key: 'hashConcurrency', flag: 'hash-concurrency', arg: 'N', fallback: String(DEFAULT_HASH_CONCURRENCY), help: 'password hashes computed at once', parse: integer(1, 64) },
   { key: 'hashQueue', flag: 'hash-queue', arg: 'N', fallback: String(DEFAULT_HASH_QUEUE), help: 'logins that may wait for a hash; more get 503 at once', parse: integer(0, 10_000) },
   { key: 'headersTimeout', flag: 'headers-timeout', arg: 'SECONDS', fallback: String(DEFAULT_HEADERS_TIMEOUT_SECONDS), help: 'time a client has to send its headers', parse: integer(1, 3600) },
@@ -117,7 +156,9 @@ const API_KEY_PATTERN = new RegExp(`^[A-Za-z0-9._~-]{${MIN_API_KEY_CHARS},}$`);
 
 export const envName = (flag: string): string => `MCAUTH_${flag.toUpperCase().replaceAll('-', '_')}`;
 
-export const SERVE_OPTION_TYPES: OptionTypes = Object.fromEntries(SERVE_OPTIONS.map((o) => [o.flag, { type: 'string' as const }]));
+export const SERVE_OPTION_TYPES: OptionTypes = Object.fromEntries(
+  SERVE_OPTIONS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }]),
+);
 
 /** Each option from its flag, else its environment variable, else its default. */
 export function resolveServeConfig(flags: Record<string, unknown>, env: Record<string, string | undefined>): ServeConfig {
@@ -126,7 +167,7 @@ export function resolveServeConfig(flags: Record<string, unknown>, env: Record<s
     const flag = flags[option.flag];
     const fromEnv = env[envName(option.flag)];
     const [raw, source] =
-      typeof flag === 'string' ? [flag, `--${option.flag}`] : fromEnv !== undefined ? [fromEnv, envName(option.flag)] : [option.fallback, `--${option.flag}`];
+      typeof flag === 'string' || typeof flag === 'boolean' ? [String(flag), `--${option.flag}`] : fromEnv !== undefined ? [fromEnv, envName(option.flag)] : [option.fallback, `--${option.flag}`];
     const value = option.parse(raw);
     if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}${option.secret ? '' : `, got "${raw}"`}`);
     config[option.key] = value;
@@ -152,14 +193,15 @@ export function defaultServiceOptions(): ServiceOptions {
 }
 
 export function toServiceOptions(config: ServeConfig): ServiceOptions {
-  const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue } = config;
-  return { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles, hashConcurrency, hashQueue };
+  const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue, hdTextures } = config;
+  const hostedBase = `${config.publicUrl}${normalizeBasePath(config.basePath)}/textures/`;
+  return { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles, hashConcurrency, hashQueue, hostedBase, hdTextures };
 }
 
 export function optionsHelp(): string {
   const rows = SERVE_OPTIONS.map((o) => {
     const def = o.fallback === '' ? 'none' : o.fallback;
-    return `  --${o.flag} ${o.arg}\n      ${o.help}\n      env ${envName(o.flag)}, default ${def}`;
+    return `  --${o.flag}${o.arg ? ` ${o.arg}` : ''}\n      ${o.help}\n      env ${envName(o.flag)}, default ${def}`;
   });
   return rows.join('\n');
 }

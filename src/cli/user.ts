@@ -1,5 +1,7 @@
 // `user ...` commands: managing players in the database of a (possibly running) server.
+import { readFileSync, statSync } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { MAX_TEXTURE_BYTES } from '../limits.ts';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { readNewPassword, type PasswordInput } from './password-input.ts';
@@ -12,7 +14,10 @@ export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB):
   user remove NAME        removes the player
   user list               lists every player
   user set NAME [--skin-url URL] [--cape-url URL] [--slim | --classic] [--no-skin] [--no-cape]
-      sets or clears the player's textures and arm model`;
+      sets or clears the player's textures and arm model
+  user skin NAME FILE.png [--slim | --classic] [--hd-textures]
+  user cape NAME FILE.png [--hd-textures]
+      stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{sha256})`;
 
 const DB = { db: { type: 'string' } } as const;
 
@@ -67,7 +72,31 @@ const COMMANDS = {
       return `Updated ${user.name}: ${describe(user)}`;
     },
   },
+  skin: {
+    options: { ...DB, slim: { type: 'boolean' }, classic: { type: 'boolean' }, 'hd-textures': { type: 'boolean' } },
+    positionals: ['NAME', 'FILE'],
+    run: (service: Service, line: CommandLine) => upload(service, line, 'skin'),
+  },
+  cape: {
+    options: { ...DB, 'hd-textures': { type: 'boolean' } },
+    positionals: ['NAME', 'FILE'],
+    run: (service: Service, line: CommandLine) => upload(service, line, 'cape'),
+  },
 } as const;
+
+async function upload(service: Service, { values, positionals: [name, file] }: CommandLine, kind: 'skin' | 'cape'): Promise<string> {
+  if (values.slim && values.classic) throw new UsageError('give --slim or --classic, not both');
+  let bytes: Buffer;
+  try {
+    // Refused by size before it is read: an upload is at most MAX_TEXTURE_BYTES.
+    bytes = statSync(file!).size > MAX_TEXTURE_BYTES ? Buffer.alloc(MAX_TEXTURE_BYTES + 1) : readFileSync(file!);
+  } catch (err) {
+    throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const isAlex = values.slim ? true : values.classic ? false : undefined;
+  const user = await service.setHostedTexture(name!, { kind, bytes, hd: values['hd-textures'] === true, ...(isAlex === undefined ? {} : { isAlex }) });
+  return `Updated ${user.name}: ${describe(user)}`;
+}
 
 function textureChange(values: CommandLine['values']): TextureChange {
   const change: TextureChange = {};
@@ -88,7 +117,9 @@ function textureChange(values: CommandLine['values']): TextureChange {
 function describe(user: User): string {
   const parts = [user.name, user.id];
   if (user.skinUrl !== null) parts.push(`skin ${user.skinUrl} (${user.isAlex ? 'slim' : 'classic'})`);
+  if (user.skinHash !== null) parts.push(`skin hosted ${user.skinHash} (${user.isAlex ? 'slim' : 'classic'})`);
   if (user.capeUrl !== null) parts.push(`cape ${user.capeUrl}`);
+  if (user.capeHash !== null) parts.push(`cape hosted ${user.capeHash}`);
   return parts.join('  ');
 }
 
@@ -98,7 +129,7 @@ export type UserCommand = keyof typeof COMMANDS;
 export function parseUserCommand(argv: string[]): { line: CommandLine; run: (service: Service, stdin: PasswordInput, stderr: Writable) => Promise<string> } {
   const [name, ...rest] = argv;
   if (name === undefined || !Object.hasOwn(COMMANDS, name)) {
-    throw new UsageError(name === undefined ? 'user needs a command: add, passwd, remove, list or set' : `unknown user command "${name}"`);
+    throw new UsageError(name === undefined ? 'user needs a command: add, passwd, remove, list, set, skin or cape' : `unknown user command "${name}"`);
   }
   const command = COMMANDS[name as UserCommand];
   const line = parseCommandLine(rest, command.options, [...command.positionals]);

@@ -5,9 +5,9 @@ import type { IncomingMessage } from 'node:http';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
-function presentedKey(req: IncomingMessage): string | undefined {
+function presentedKey(req: IncomingMessage, bearerOnly: boolean): string | undefined {
   const bearer = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
-  if (bearer) return bearer[1];
+  if (bearer || bearerOnly) return bearer?.[1];
   const query = (req.url ?? '').indexOf('?');
   return query === -1 ? undefined : (new URLSearchParams(req.url!.slice(query + 1)).get('key') ?? undefined);
 }
@@ -16,10 +16,10 @@ function presentedKey(req: IncomingMessage): string | undefined {
  * A check of the key. Both sides are hashed before a constant-time comparison, so neither the
  * content nor the length of the key leaks through timing.
  */
-export function createKeyCheck(key: string): (req: IncomingMessage) => boolean {
+export function createKeyCheck(key: string, { bearerOnly = false } = {}): (req: IncomingMessage) => boolean {
   const expected = digest(key);
   return (req) => {
-    const presented = presentedKey(req);
+    const presented = presentedKey(req, bearerOnly);
     return presented !== undefined && timingSafeEqual(digest(presented), expected);
   };
 }

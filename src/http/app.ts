@@ -9,7 +9,9 @@ import { HttpError, sendError, sendResult } from './envelope.ts';
 import { nameList, requireObject, stringField } from './fields.ts';
 import { createAddressLimit } from './address-limit.ts';
 import { createKeyCheck } from './api-key.ts';
+import { adminRoutes } from './admin.ts';
 import { createRouter, pathOf, type Handler } from './router.ts';
+import { textureRoutes } from './textures.ts';
 
 export interface AppOptions {
   basePath: string;
@@ -17,6 +19,10 @@ export interface AppOptions {
   apiKey: string;
   /** /auth calls a client address may make a minute; 0: no limit. */
   addressLoginLimit: number;
+  /** '' when the admin API is off. */
+  adminToken: string;
+  /** Whether --public-url is set, so that hosted textures can be answered with. */
+  hostsTextures: boolean;
   /** Where unexpected errors are reported; their details never reach the caller. */
   logError: (message: string, err: unknown) => void;
 }
@@ -36,9 +42,6 @@ function post(run: (body: unknown, req: IncomingMessage) => Promise<unknown>): R
     },
   };
 }
-
-/** Paths open without the API key: probes and game clients cannot send it. */
-const OPEN_PATHS = ['/health'];
 
 /**
  * After a refusal, reads and drops the rest of the body (up to a bound) before the connection
@@ -75,9 +78,14 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     '/profile': post(async (body) => service.profile(stringField(requireObject(body), 'userUUID'))),
     '/profiles': post(async (body) => service.profiles(nameList(body))),
     '/health': { GET: async (_req, res) => sendResult(res, { status: 'ok' }) },
+    ...textureRoutes(service),
+    ...(options.adminToken === '' ? {} : adminRoutes(service, { hostsTextures: options.hostsTextures })),
   });
   const keyCheck = options.apiKey === '' ? undefined : createKeyCheck(options.apiKey);
-  const open = new Set(OPEN_PATHS.map((p) => options.basePath + p));
+  const adminCheck = options.adminToken === '' ? undefined : createKeyCheck(options.adminToken, { bearerOnly: true });
+  const health = `${options.basePath}/health`;
+  const textures = `${options.basePath}/textures/`;
+  const admin = `${options.basePath}/admin/`;
 
   const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
     // The path only: a query string may carry a secret.
@@ -97,16 +105,21 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   };
 
   return (req, res) => {
-    let handler: Handler;
+    let found: ReturnType<typeof route>;
     try {
-      if (keyCheck && !open.has(pathOf(req)) && !keyCheck(req)) {
+      const path = pathOf(req);
+      if (adminCheck && path.startsWith(admin)) {
+        // The admin API has its own token instead of the API key.
+        if (!adminCheck(req)) throw new HttpError(401, 'Missing or wrong admin token', { 'www-authenticate': 'Bearer' });
+      } else if (keyCheck && path !== health && !path.startsWith(textures) && !keyCheck(req)) {
+        // Probes and game clients (texture downloads) cannot send the key.
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
       }
-      handler = route(req);
+      found = route(req);
     } catch (err) {
       return fail(req, res, err);
     }
-    handler(req, res).catch((err: unknown) => fail(req, res, err));
+    found.handler(req, res, found.params).catch((err: unknown) => fail(req, res, err));
   };
 }
 

@@ -1,9 +1,10 @@
-// A small router: exact paths under an optional base path, one handler per method.
+// A small router: paths under an optional base path, with `:name` segments as parameters, and
+// one handler per method.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from './envelope.ts';
 
-export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
+export type Params = Record<string, string>;
+export type Handler = (req: IncomingMessage, res: ServerResponse, params: Params) => Promise<void>;
 export type Routes = Record<string, Partial<Record<string, Handler>>>;
 
 /** "/mc/", "mc" and "/mc" all mean "/mc"; "" and "/" mean no base path. */
@@ -19,19 +20,40 @@ export function pathOf(req: IncomingMessage): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** Finds the handler for a request, or throws the 404 or 405 to answer instead. */
-export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => Handler {
-  const table = new Map<string, Partial<Record<string, Handler>>>();
-  for (const [path, methods] of Object.entries(routes)) table.set(normalizeBasePath(basePath) + path, methods);
+interface Route {
+  segments: string[];
+  methods: Partial<Record<string, Handler>>;
+}
+
+function match(route: Route, parts: string[]): Params | undefined {
+  if (route.segments.length !== parts.length) return undefined;
+  const params: Params = {};
+  for (let i = 0; i < parts.length; i++) {
+    const want = route.segments[i]!;
+    if (want.startsWith(':')) {
+      if (parts[i] === '') return undefined;
+      params[want.slice(1)] = parts[i]!;
+    } else if (want !== parts[i]) return undefined;
+  }
+  return params;
+}
+
+/** Finds the handler (and its parameters) for a request, or throws the 404 or 405 to answer instead. */
+export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => { handler: Handler; params: Params } {
+  const table: Route[] = Object.entries(routes).map(([path, methods]) => ({ segments: (normalizeBasePath(basePath) + path).split('/'), methods }));
   return (req) => {
-    const methods = table.get(pathOf(req));
-    if (!methods) throw new HttpError(404, 'Unknown endpoint');
-    const method = req.method ?? '';
-    const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
-    if (!handler) {
-      const allowed = Object.keys(methods).join(', ');
-      throw new HttpError(405, `Method not allowed: use ${allowed}`, { allow: allowed });
+    const parts = pathOf(req).split('/');
+    for (const route of table) {
+      const params = match(route, parts);
+      if (!params) continue;
+      const method = req.method ?? '';
+      const handler = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
+      if (!handler) {
+        const allowed = Object.keys(route.methods).join(', ');
+        throw new HttpError(405, `Method not allowed: use ${allowed}`, { allow: allowed });
+      }
+      return { handler, params };
     }
-    return handler;
+    throw new HttpError(404, 'Unknown endpoint');
   };
 }

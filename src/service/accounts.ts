@@ -1,6 +1,9 @@
 // Managing players: the rules the CLI (and any later admin interface) goes through.
 import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { hashPassword } from '../crypto/password.ts';
+import { PngError, readPng, type Png } from '../textures/png.ts';
+import { textureSizeProblem, uploadSizeProblem, type TextureKind } from '../textures/rules.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { offlineUuid, parseUuid } from '../uuid.ts';
 import { isPlayerName, requireNewName, requireNewPassword, requireUrl } from './checks.ts';
@@ -28,7 +31,14 @@ async function hashInPool(ctx: Context, password: string): Promise<string> {
   }
 }
 
+/** A player by name (any case) or by UUID (dashed or not). */
 export async function findUser(ctx: Context, name: string): Promise<User> {
+  const id = parseUuid(name);
+  if (id !== undefined) {
+    const user = await ctx.store.findUserById(id);
+    if (!user) throw notFound(`No player with UUID ${id}`);
+    return user;
+  }
   const user = isPlayerName(name) ? await ctx.store.findUserByName(name) : undefined;
   if (!user) throw notFound(`No player named "${name}"`);
   return user;
@@ -44,7 +54,7 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
     if (given === undefined) throw invalid(`Invalid UUID "${input.uuid}"`);
     id = given;
   }
-  const user: User = { id, name: input.name, passwordHash: await hashInPool(ctx, input.password), skinUrl: null, capeUrl: null, isAlex: false };
+  const user: User = { id, name: input.name, passwordHash: await hashInPool(ctx, input.password), skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false };
   const created = await ctx.store.createUser(user);
   if (created === 'name_taken') throw new ServiceError('conflict', `The name "${input.name}" is taken`);
   if (created === 'id_taken') throw new ServiceError('conflict', `The UUID ${id} belongs to another player`);
@@ -65,8 +75,9 @@ export async function removeUser(ctx: Context, name: string): Promise<User> {
   return user;
 }
 
-export function listUsers(ctx: Context): Promise<User[]> {
-  return ctx.store.listUsers();
+/** Players in name order; with `after`, those whose name comes after it; at most `limit`. */
+export function listUsers(ctx: Context, after?: string, limit?: number): Promise<User[]> {
+  return ctx.store.listUsers(after, limit);
 }
 
 /** Sets or clears (null) skin and cape URLs and the arm model. */
@@ -75,5 +86,54 @@ export async function setTextures(ctx: Context, name: string, change: TextureCha
   if (typeof change.capeUrl === 'string') requireUrl(change.capeUrl);
   const user = await findUser(ctx, name);
   await ctx.store.setTextures(user.id, change);
-  return { ...user, ...change };
+  return reread(ctx, user);
+}
+
+export interface HostedUpload {
+  kind: TextureKind;
+  /** The file or request body as received. */
+  bytes: Buffer;
+  /** Skins only; left out, the player's model stays (classic for a first skin). */
+  isAlex?: boolean;
+  /** Accept whole multiples of the sizes; left out, as the service is set up. */
+  hd?: boolean;
+}
+
+/**
+ * Stores an uploaded skin or cape for the player: a real PNG of the right size, kept with its
+ * image chunks only and addressed by the SHA-256 of what is kept.
+ */
+export async function setHostedTexture(ctx: Context, who: string, upload: HostedUpload): Promise<User> {
+  const tooBig = uploadSizeProblem(upload.bytes.length);
+  if (tooBig) throw invalid(tooBig);
+  let png: Png;
+  try {
+    png = readPng(upload.bytes);
+  } catch (err) {
+    if (err instanceof PngError) throw invalid(`${upload.kind}: ${err.message}`);
+    throw err;
+  }
+  const wrongSize = textureSizeProblem(upload.kind, png.width, png.height, upload.hd ?? ctx.options.hdTextures);
+  if (wrongSize) throw invalid(wrongSize);
+  const user = await findUser(ctx, who);
+  const hash = createHash('sha256').update(png.bytes).digest('hex');
+  const change: TextureChange = { upload: { hash, png: png.bytes } };
+  if (upload.kind === 'cape') change.capeHash = hash;
+  else {
+    change.skinHash = hash;
+    change.isAlex = upload.isAlex ?? (user.skinUrl === null && user.skinHash === null ? false : user.isAlex);
+  }
+  await ctx.store.setTextures(user.id, change);
+  return reread(ctx, user);
+}
+
+/** Ends every live token of the player at once. */
+export async function revokeSessions(ctx: Context, who: string): Promise<User> {
+  const user = await findUser(ctx, who);
+  await ctx.store.deleteTokens(user.id);
+  return user;
+}
+
+async function reread(ctx: Context, user: User): Promise<User> {
+  return (await ctx.store.findUserById(user.id)) ?? user;
 }

@@ -47,7 +47,7 @@ export async function login(ctx: Context, name: string, password: string): Promi
     const { token, digest } = issueToken();
     const now = ctx.now();
     await ctx.store.addToken(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER);
-    return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant) };
+    return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
   } finally {
     slot.release();
   }

@@ -8,6 +8,10 @@ export interface ServiceOptions {
   variant: Variant;
   hashConcurrency: number;
   hashQueue: number;
+  /** The public address of hosted textures, up to the hash: {--public-url}{base}/textures/. */
+  hostedBase: string;
+  /** Accept whole multiples of the game's texture sizes. */
+  hdTextures: boolean;
   joinTtlSeconds: number;
   tokenTtlSeconds: number;
   maxProfiles: number;

@@ -5,6 +5,7 @@ import { dummyHash, login } from './auth.ts';
 import type { Context, ServiceOptions } from './context.ts';
 import { profile, profiles } from './lookup.ts';
 import { hasJoined, join } from './session.ts';
+import { textureUrl } from './textures.ts';
 import type { Store } from '../store/store.ts';
 import { createHashPool } from '../crypto/hash-pool.ts';
 
@@ -25,7 +26,14 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     addUser: (input: accounts.NewUser) => accounts.addUser(ctx, input),
     changePassword: (name: string, password: string) => accounts.changePassword(ctx, name, password),
     removeUser: (name: string) => accounts.removeUser(ctx, name),
-    listUsers: () => accounts.listUsers(ctx),
-    setTextures: (name: string, change: TextureChange) => accounts.setTextures(ctx, name, change),
+    listUsers: (after?: string, limit?: number) => accounts.listUsers(ctx, after, limit),
+    findUser: (who: string) => accounts.findUser(ctx, who),
+    setTextures: (who: string, change: TextureChange) => accounts.setTextures(ctx, who, change),
+    setHostedTexture: (who: string, upload: accounts.HostedUpload) => accounts.setHostedTexture(ctx, who, upload),
+    revokeSessions: (who: string) => accounts.revokeSessions(ctx, who),
+    findTexture: (hash: string) => store.findTexture(hash),
+    countTextures: () => store.countTextures(),
+    /** The public address of a player's skin or cape, hosted or external. */
+    textureUrl: (url: string | null, hash: string | null) => textureUrl(url, hash, options.hostedBase),
   };
 }

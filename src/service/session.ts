@@ -27,5 +27,5 @@ export async function hasJoined(ctx: Context, username: string, serverId: string
   const since = ctx.now() - ctx.options.joinTtlSeconds * 1000;
   const user = await ctx.store.findJoin(username, serverId, since);
   if (!user) throw notFound('Player has not joined this server');
-  return { userUUID: user.id, ...textureFields(user, ctx.options.variant) };
+  return { userUUID: user.id, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
 }

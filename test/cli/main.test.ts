@@ -1,11 +1,13 @@
 // The program in process: user commands on a real SQLite file, refusals and their exit statuses.
 // test/e2e/cli.test.ts runs the same through the built server.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { after, test } from 'node:test';
 import { main } from '../../src/cli/main.ts';
 import { readNewPassword } from '../../src/cli/password-input.ts';
+import { encodePng } from '../helpers/png.ts';
 import { tempDir } from '../helpers/process.ts';
 
 const { dir, cleanup } = tempDir();
@@ -39,6 +41,20 @@ test('user commands add, list, set, passwd and remove players', async () => {
   assert.equal((await run(['user', 'list'])).stdout, 'No players yet\n');
 });
 
+test('user skin and user cape store hosted textures from files, and refuse bad ones', async () => {
+  const file = (name: string, bytes: Buffer): string => (writeFileSync(join(dir, name), bytes), join(dir, name));
+  await run(['user', 'add', 'Skinny'], 'pw');
+  const skin = await run(['user', 'skin', 'skinny', file('s.png', encodePng(64, 32)), '--slim']);
+  assert.match(skin.stdout, /^Updated Skinny: Skinny {2}\S+ {2}skin hosted [0-9a-f]{64} \(slim\)\n$/);
+  const cape = await run(['user', 'cape', 'Skinny', file('hd.png', encodePng(128, 64)), '--hd-textures']);
+  assert.match(cape.stdout, /cape hosted [0-9a-f]{64}\n$/);
+  assert.deepEqual(await run(['user', 'cape', 'Skinny', join(dir, 'hd.png')]), { code: 1, stdout: '', stderr: 'cape must be 64×32, got 128×64\n' });
+  assert.deepEqual(await run(['user', 'skin', 'Skinny', join(dir, 'none.png')]), { code: 1, stdout: '', stderr: `mcauth: cannot read ${join(dir, 'none.png')}: ENOENT\n` });
+  const big = file('big.png', Buffer.alloc(1024 * 1024 + 1));
+  assert.equal((await run(['user', 'skin', 'Skinny', big])).stderr, 'a texture must be at most 1048576 bytes, got 1048577\n');
+  assert.equal((await run(['user', 'skin', 'Skinny', big, '--slim', '--classic'])).code, 2);
+});
+
 test('refusals exit 1 with the reason on standard error', async () => {
   await run(['user', 'add', 'Bob'], 'pw');
   await run(['user', 'add', 'Kate'], 'pw'); // "\u212Aate" folds to "kate" with toLowerCase()
@@ -60,7 +76,7 @@ test('refusals exit 1 with the reason on standard error', async () => {
 
 test('malformed command lines exit 2 and point to --help', async () => {
   const cases: [string[], string][] = [
-    [['user'], 'user needs a command: add, passwd, remove, list or set'],
+    [['user'], 'user needs a command: add, passwd, remove, list, set, skin or cape'],
     [['user', 'rename', 'x'], 'unknown user command "rename"'],
     [['user', 'add', 'Eve', '--uuid', 'x', '--offline-uuid'], 'give --uuid or --offline-uuid, not both'],
     [['user', 'set', 'Eve'], 'nothing to change: give at least one option'],

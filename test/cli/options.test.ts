@@ -22,6 +22,9 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     apiKey: '',
     synchronous: 'normal',
     addressLoginLimit: 0,
+    publicUrl: '',
+    hdTextures: false,
+    adminToken: '',
   });
 });
 
@@ -43,6 +46,12 @@ test('invalid values name their source', () => {
   assert.throws(() => resolveServeConfig({ 'api-key': 'short-secret' }, {}), { message: '--api-key must be at least 16 of A-Z a-z 0-9 . _ ~ -' });
   assert.throws(() => resolveServeConfig({ 'api-key': 'long+enough&but%not-url-safe' }, {}), { message: /--api-key must be/ });
   assert.equal(resolveServeConfig({ 'api-key': 'Long-enough_and.url~safe' }, {}).apiKey, 'Long-enough_and.url~safe');
+  assert.equal(resolveServeConfig({ 'public-url': 'https://auth.example/' }, {}).publicUrl, 'https://auth.example', 'no trailing slash');
+  assert.throws(() => resolveServeConfig({ 'public-url': 'ftp://x' }, {}), { message: /--public-url must be an http/ });
+  assert.equal(resolveServeConfig({ 'hd-textures': true }, {}).hdTextures, true);
+  assert.equal(resolveServeConfig({}, { MCAUTH_HD_TEXTURES: '1' }).hdTextures, true);
+  assert.throws(() => resolveServeConfig({}, { MCAUTH_HD_TEXTURES: 'yes' }), { message: /MCAUTH_HD_TEXTURES must be true or false/ });
+  assert.throws(() => resolveServeConfig({ 'admin-token': 'has a space in it!' }, {}), { message: '--admin-token must be at least 16 characters, no spaces' });
   assert.throws(() => resolveServeConfig({ 'headers-timeout': '60' }, {}), { message: '--headers-timeout must not be longer than --request-timeout' });
 });
 

@@ -94,7 +94,7 @@ describe('HTTP layer', () => {
   });
 
   test('/profiles: both shapes, the limit as sent, invalid names left out', async () => {
-    await store.createUser({ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice', passwordHash: 'x', skinUrl: null, capeUrl: null, isAlex: false });
+    await store.createUser({ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice', passwordHash: 'x', skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false });
     const alice = [{ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice' }];
     assert.deepEqual((await post('/profiles', ['ALICE', 'alice', 'x'])).body.result, alice);
     assert.deepEqual((await post('/profiles', { usernames: ['alice'] })).body.result, alice);

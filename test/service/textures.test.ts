@@ -3,15 +3,20 @@ import { test } from 'node:test';
 import { textureFields } from '../../src/service/textures.ts';
 import type { User } from '../../src/store/store.ts';
 
-const base: User = { id: 'x', name: 'Alice', passwordHash: 'h', skinUrl: null, capeUrl: null, isAlex: true };
+const H = 'https://auth.example/textures/';
+const base: User = { id: 'x', name: 'Alice', passwordHash: 'h', skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: true };
 
 test('extended: isAlex comes with a skin only, URLs only when set', () => {
-  assert.deepEqual(textureFields(base, 'extended'), {});
-  assert.deepEqual(textureFields({ ...base, skinUrl: 's', isAlex: false }, 'extended'), { isAlex: false, skinUrl: 's' });
-  assert.deepEqual(textureFields({ ...base, skinUrl: 's', capeUrl: 'c' }, 'extended'), { isAlex: true, skinUrl: 's', capeUrl: 'c' });
-  assert.deepEqual(textureFields({ ...base, capeUrl: 'c' }, 'extended'), { capeUrl: 'c' });
+  assert.deepEqual(textureFields(base, 'extended', H), {});
+  assert.deepEqual(textureFields({ ...base, skinUrl: 's', isAlex: false }, 'extended', H), { isAlex: false, skinUrl: 's' });
+  assert.deepEqual(textureFields({ ...base, skinUrl: 's', capeUrl: 'c' }, 'extended', H), { isAlex: true, skinUrl: 's', capeUrl: 'c' });
+  assert.deepEqual(textureFields({ ...base, capeUrl: 'c' }, 'extended', H), { capeUrl: 'c' });
+});
+
+test('a hosted texture is answered with its public address', () => {
+  assert.deepEqual(textureFields({ ...base, skinHash: 'ab', capeHash: 'cd' }, 'extended', H), { isAlex: true, skinUrl: `${H}ab`, capeUrl: `${H}cd` });
 });
 
 test('base: none of the optional fields, whatever the player has', () => {
-  assert.deepEqual(textureFields({ ...base, skinUrl: 's', capeUrl: 'c' }, 'base'), {});
+  assert.deepEqual(textureFields({ ...base, skinUrl: 's', capeUrl: 'c' }, 'base', H), {});
 });

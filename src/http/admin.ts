@@ -1,0 +1,121 @@
+// The admin API (--admin-token): managing players over HTTP for web cabinets and bots. It calls
+// the same service functions as the CLI, so a rule holds in both or in neither.
+import type { IncomingMessage } from 'node:http';
+import { MAX_ADMIN_PAGE, MAX_BODY_BYTES, MAX_TEXTURE_BYTES } from '../limits.ts';
+import type { Service } from '../service/service.ts';
+import type { TextureChange, User } from '../store/store.ts';
+import { parseJson, readBody } from './body.ts';
+import { HttpError, sendResult } from './envelope.ts';
+import { requireObject, stringField, type JsonObject } from './fields.ts';
+import type { Handler, Params, Routes } from './router.ts';
+
+export interface AdminOptions {
+  /** Hosted textures need a public address to be answered with. */
+  hostsTextures: boolean;
+}
+
+const PNG_TYPE = /^image\/png\s*$/i;
+
+function query(req: IncomingMessage): URLSearchParams {
+  const at = (req.url ?? '').indexOf('?');
+  return new URLSearchParams(at === -1 ? '' : req.url!.slice(at + 1));
+}
+
+/** The player named in the path, by name or UUID. */
+function who(params: Params): string {
+  try {
+    return decodeURIComponent(params.who!);
+  } catch {
+    throw new HttpError(404, 'No such player');
+  }
+}
+
+async function jsonBody(req: IncomingMessage): Promise<JsonObject> {
+  return requireObject(parseJson(await readBody(req, MAX_BODY_BYTES)));
+}
+
+function optional<T>(body: JsonObject, name: string, type: 'string' | 'boolean', allowNull = false): T | undefined {
+  if (!Object.hasOwn(body, name)) return undefined;
+  const value = body[name];
+  if (typeof value === type || (allowNull && value === null)) return value as T;
+  throw new HttpError(400, `Field "${name}" must be a ${type}${allowNull ? ' or null' : ''}`);
+}
+
+export function adminRoutes(service: Service, options: AdminOptions): Routes {
+  const view = (u: User) => ({
+    name: u.name,
+    uuid: u.id,
+    isAlex: u.isAlex,
+    skinUrl: service.textureUrl(u.skinUrl, u.skinHash) ?? null,
+    capeUrl: service.textureUrl(u.capeUrl, u.capeHash) ?? null,
+  });
+  /** A handler that answers with the player the work returns. */
+  const answer =
+    (work: (req: IncomingMessage, params: Params) => Promise<User>): Handler =>
+    async (req, res, params) =>
+      sendResult(res, view(await work(req, params)));
+
+  const upload = (kind: 'skin' | 'cape'): Handler =>
+    answer(async (req, params) => {
+      const type = req.headers['content-type'];
+      if (type !== undefined && !PNG_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be image/png');
+      if (!options.hostsTextures) throw new HttpError(409, 'Hosted textures need the server to run with --public-url');
+      const model = query(req).get('model');
+      if (model !== null && model !== 'slim' && model !== 'classic') throw new HttpError(400, 'model must be slim or classic');
+      if (kind === 'cape' && model !== null) throw new HttpError(400, 'a cape has no model');
+      const bytes = await readBody(req, MAX_TEXTURE_BYTES);
+      return service.setHostedTexture(who(params), { kind, bytes, ...(model === null ? {} : { isAlex: model === 'slim' }) });
+    });
+
+  return {
+    '/admin/users': {
+      POST: answer(async (req) => {
+        const body = await jsonBody(req);
+        const uuid = optional<string>(body, 'uuid', 'string');
+        const offlineUuid = optional<boolean>(body, 'offlineUuid', 'boolean');
+        if (uuid !== undefined && offlineUuid) throw new HttpError(400, 'Give uuid or offlineUuid, not both');
+        return service.addUser({ name: stringField(body, 'name'), password: stringField(body, 'password'), uuid, offlineUuid });
+      }),
+      GET: async (req, res) => {
+        const q = query(req);
+        const limitText = q.get('limit') ?? '100';
+        const limit = Number(limitText);
+        if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_ADMIN_PAGE) {
+          throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_ADMIN_PAGE}`);
+        }
+        const users = await service.listUsers(q.get('after') ?? '', limit);
+        sendResult(res, { users: users.map(view), next: users.length === limit ? users.at(-1)!.name : null });
+      },
+    },
+    '/admin/users/:who': {
+      GET: answer(async (_req, params) => service.findUser(who(params))),
+      DELETE: answer(async (_req, params) => service.removeUser(who(params))),
+      PATCH: answer(async (req, params) => {
+        const body = await jsonBody(req);
+        const change: TextureChange = {};
+        const skinUrl = optional<string | null>(body, 'skinUrl', 'string', true);
+        const capeUrl = optional<string | null>(body, 'capeUrl', 'string', true);
+        const isAlex = optional<boolean>(body, 'isAlex', 'boolean');
+        if (skinUrl !== undefined) change.skinUrl = skinUrl;
+        if (capeUrl !== undefined) change.capeUrl = capeUrl;
+        if (isAlex !== undefined) change.isAlex = isAlex;
+        if (Object.keys(change).length === 0) throw new HttpError(400, 'Nothing to change: give skinUrl, capeUrl or isAlex');
+        return service.setTextures(who(params), change);
+      }),
+    },
+    '/admin/users/:who/password': {
+      POST: answer(async (req, params) => service.changePassword(who(params), stringField(await jsonBody(req), 'password'))),
+    },
+    '/admin/users/:who/revoke': {
+      POST: answer(async (_req, params) => service.revokeSessions(who(params))),
+    },
+    '/admin/users/:who/skin': {
+      PUT: upload('skin'),
+      DELETE: answer(async (_req, params) => service.setTextures(who(params), { skinUrl: null })),
+    },
+    '/admin/users/:who/cape': {
+      PUT: upload('cape'),
+      DELETE: answer(async (_req, params) => service.setTextures(who(params), { capeUrl: null })),
+    },
+  };
+}

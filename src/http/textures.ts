@@ -1,0 +1,33 @@
+// GET/HEAD {base}/textures/{sha256}: hosted skins and capes, open to every game client and
+// cached for good (a hash names one image forever).
+import type { IncomingMessage } from 'node:http';
+import type { Service } from '../service/service.ts';
+import { HttpError } from './envelope.ts';
+import type { Handler, Routes } from './router.ts';
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/** True when If-None-Match names this ETag (or is "*"); weak forms count (RFC 9110, 13.1.2). */
+function notModified(req: IncomingMessage, etag: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === etag;
+  });
+}
+
+export function textureRoutes(service: Service): Routes {
+  const serve: Handler = async (req, res, { hash }) => {
+    const png = HASH.test(hash!) ? await service.findTexture(hash!) : undefined;
+    if (!png) throw new HttpError(404, 'Unknown texture');
+    const headers = { etag: `"${hash}"`, 'cache-control': 'public, max-age=31536000, immutable' };
+    if (notModified(req, headers.etag)) {
+      res.writeHead(304, headers).end();
+      return;
+    }
+    res.writeHead(200, { ...headers, 'content-type': 'image/png', 'content-length': png.length });
+    res.end(req.method === 'HEAD' ? undefined : png);
+  };
+  return { '/textures/:hash': { GET: serve, HEAD: serve } };
+}
