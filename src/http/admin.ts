@@ -1,10 +1,10 @@
 // The admin API (--admin-token): managing players over HTTP for web cabinets and bots. It calls
 // the same service functions as the CLI, so a rule holds in both or in neither.
 import type { IncomingMessage } from 'node:http';
-import { MAX_ADMIN_PAGE, MAX_BODY_BYTES, MAX_TEXTURE_BYTES } from '../limits.ts';
+import { MAX_ADMIN_PAGE, MAX_TEXTURE_BYTES } from '../limits.ts';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
-import { parseJson, readBody } from './body.ts';
+import { readBody, readJson } from './body.ts';
 import { HttpError, sendResult } from './envelope.ts';
 import { requireObject, stringField, type JsonObject } from './fields.ts';
 import type { Handler, Params, Routes } from './router.ts';
@@ -31,7 +31,7 @@ function who(params: Params): string {
 }
 
 async function jsonBody(req: IncomingMessage): Promise<JsonObject> {
-  return requireObject(parseJson(await readBody(req, MAX_BODY_BYTES)));
+  return requireObject(await readJson(req));
 }
 
 function optional<T>(body: JsonObject, name: string, type: 'string' | 'boolean', allowNull = false): T | undefined {

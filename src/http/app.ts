@@ -1,10 +1,10 @@
 // The HTTP face of the service: the five endpoints, and how every failure becomes an envelope.
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { MAX_BODY_BYTES, MAX_DRAIN_BYTES } from '../limits.ts';
+import { MAX_DRAIN_BYTES } from '../limits.ts';
 import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
-import { parseJson, readBody } from './body.ts';
+import { readJson } from './body.ts';
 import { HttpError, sendError, sendResult } from './envelope.ts';
 import { nameList, requireObject, stringField } from './fields.ts';
 import { createAddressLimit } from './address-limit.ts';
@@ -29,16 +29,11 @@ export interface AppOptions {
 
 const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, throttled: 429, busy: 503 };
 
-/** JSON, or nothing said (a missing Content-Type is allowed); a charset, if any, must be UTF-8. */
-const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
-
 /** A POST handler: checks the type, parses the JSON body, hands it to `run`, answers with its result. */
 function post(run: (body: unknown, req: IncomingMessage) => Promise<unknown>): Record<string, Handler> {
   return {
     POST: async (req, res) => {
-      const type = req.headers['content-type'];
-      if (type !== undefined && !JSON_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be application/json');
-      sendResult(res, await run(parseJson(await readBody(req, MAX_BODY_BYTES)), req));
+      sendResult(res, await run(await readJson(req), req));
     },
   };
 }

@@ -1,5 +1,6 @@
 // Reading and parsing a JSON request body, within a size limit.
 import type { IncomingMessage } from 'node:http';
+import { MAX_BODY_BYTES } from '../limits.ts';
 import { HttpError } from './envelope.ts';
 import { checkJsonShape } from './json.ts';
 
@@ -35,6 +36,16 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
 // fatal: bytes that are not UTF-8 are refused instead of turned into U+FFFD.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** JSON, or nothing said (a missing Content-Type is allowed); a charset, if any, must be UTF-8. */
+const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
+
+/** Checks the Content-Type (415), then reads (413) and parses (400) a JSON body. */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+  const type = req.headers['content-type'];
+  if (type !== undefined && !JSON_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be application/json');
+  return parseJson(await readBody(req, MAX_BODY_BYTES));
+}
 
 /**
  * Parses a body as JSON. An empty body, bytes that are not UTF-8, text that is not JSON, and

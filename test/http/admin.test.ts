@@ -58,6 +58,8 @@ describe('admin API', () => {
     const patched = await call('PATCH', '/admin/users/alice', { skinUrl: 'https://s.example/a.png', isAlex: true, capeUrl: null });
     assert.deepEqual(patched.json.result, { ...alice.json.result, skinUrl: 'https://s.example/a.png', isAlex: true });
     assert.equal((await call('PATCH', '/admin/users/alice', {})).status, 400);
+    const typed = await fetch(`${base}/admin/users`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/plain' }, body: '{"name":"Eve","password":"pw"}' });
+    assert.equal(typed.status, 415, 'admin JSON bodies are held to the same Content-Type rule');
     assert.equal((await call('PATCH', '/admin/users/alice', { isAlex: 'yes' })).json.error, 'Field "isAlex" must be a boolean');
     assert.equal((await call('PATCH', '/admin/users/alice', { skinUrl: 'ftp://x' })).status, 400);
     assert.equal((await call('POST', '/admin/users/alice/password', { password: 'new' })).status, 200);
@@ -101,7 +103,7 @@ test('uploads need --public-url, and the server will not start without it once t
   const config = { ...resolveServeConfig({}, {}), port: 0, db: ':memory:', adminToken: TOKEN };
   const server = await startServer(config, store, () => {});
   try {
-    await fetch(`http://127.0.0.1:${server.port}/admin/users`, { method: 'POST', headers: AUTH, body: JSON.stringify({ name: 'Dave', password: 'pw' }) });
+    await fetch(`http://127.0.0.1:${server.port}/admin/users`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Dave', password: 'pw' }) });
     const r = await fetch(`http://127.0.0.1:${server.port}/admin/users/dave/skin`, { method: 'PUT', headers: AUTH, body: new Uint8Array(encodePng(64, 64)) });
     assert.deepEqual([r.status, ((await r.json()) as { error: string }).error], [409, 'Hosted textures need the server to run with --public-url']);
   } finally {
