@@ -194,7 +194,7 @@ export function defaultServiceOptions(): ServiceOptions {
 
 export function toServiceOptions(config: ServeConfig): ServiceOptions {
   const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue, hdTextures } = config;
-  const hostedBase = `${config.publicUrl}${normalizeBasePath(config.basePath)}/textures/`;
+  const hostedBase = config.publicUrl === '' ? undefined : `${config.publicUrl}${normalizeBasePath(config.basePath)}/textures/`;
   return { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles, hashConcurrency, hashQueue, hostedBase, hdTextures };
 }
 

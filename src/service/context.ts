@@ -8,8 +8,8 @@ export interface ServiceOptions {
   variant: Variant;
   hashConcurrency: number;
   hashQueue: number;
-  /** The public address of hosted textures, up to the hash: {--public-url}{base}/textures/. */
-  hostedBase: string;
+  /** The public address of hosted textures, up to the hash: {--public-url}{base}/textures/; none without --public-url. */
+  hostedBase: string | undefined;
   /** Accept whole multiples of the game's texture sizes. */
   hdTextures: boolean;
   joinTtlSeconds: number;

@@ -8,16 +8,19 @@ export interface TextureFields {
   capeUrl?: string;
 }
 
-/** The address of a player's skin or cape: its external URL, or where this service hosts it. */
-export function textureUrl(url: string | null, hash: string | null, hostedBase: string): string | undefined {
-  return url ?? (hash === null ? undefined : hostedBase + hash);
+/**
+ * The address of a player's skin or cape: its external URL, or where this service hosts it.
+ * Without a public address (no --public-url) a hosted texture has none a game could use.
+ */
+export function textureUrl(url: string | null, hash: string | null, hostedBase: string | undefined): string | undefined {
+  return url ?? (hash === null || hostedBase === undefined ? undefined : hostedBase + hash);
 }
 
 /**
  * Fields the player has: `isAlex` whenever there is a skin, URLs when set; none in the base
  * variant. `hostedBase` is the public address of hosted textures, up to the hash.
  */
-export function textureFields(user: User, variant: Variant, hostedBase: string): TextureFields {
+export function textureFields(user: User, variant: Variant, hostedBase: string | undefined): TextureFields {
   if (variant === 'base') return {};
   const fields: TextureFields = {};
   const skinUrl = textureUrl(user.skinUrl, user.skinHash, hostedBase);

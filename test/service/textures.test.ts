@@ -17,6 +17,10 @@ test('a hosted texture is answered with its public address', () => {
   assert.deepEqual(textureFields({ ...base, skinHash: 'ab', capeHash: 'cd' }, 'extended', H), { isAlex: true, skinUrl: `${H}ab`, capeUrl: `${H}cd` });
 });
 
+test('without a public address a hosted texture is left out, not answered with a path', () => {
+  assert.deepEqual(textureFields({ ...base, skinHash: 'ab', capeUrl: 'c' }, 'extended', undefined), { capeUrl: 'c' });
+});
+
 test('base: none of the optional fields, whatever the player has', () => {
   assert.deepEqual(textureFields({ ...base, skinUrl: 's', capeUrl: 'c' }, 'base', H), {});
 });
