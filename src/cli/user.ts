@@ -1,7 +1,8 @@
 // `user ...` commands: managing players in the database of a (possibly running) server.
 import { readFileSync, statSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { MAX_TEXTURE_BYTES } from '../limits.ts';
+import { ServiceError } from '../service/errors.ts';
+import { uploadSizeProblem } from '../textures/rules.ts';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { readNewPassword, type PasswordInput } from './password-input.ts';
@@ -88,9 +89,13 @@ async function upload(service: Service, { values, positionals: [name, file] }: C
   if (values.slim && values.classic) throw new UsageError('give --slim or --classic, not both');
   let bytes: Buffer;
   try {
-    // Refused by size before it is read: an upload is at most MAX_TEXTURE_BYTES.
-    bytes = statSync(file!).size > MAX_TEXTURE_BYTES ? Buffer.alloc(MAX_TEXTURE_BYTES + 1) : readFileSync(file!);
+    // Refused by size before it is read.
+    const size = statSync(file!).size;
+    const tooBig = uploadSizeProblem(size);
+    if (tooBig) throw new ServiceError('invalid', tooBig);
+    bytes = readFileSync(file!);
   } catch (err) {
+    if (err instanceof ServiceError) throw err;
     throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const isAlex = values.slim ? true : values.classic ? false : undefined;
