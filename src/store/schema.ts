@@ -2,7 +2,7 @@
 // Migration N takes the schema from version N to N+1; a released step is never edited.
 import type { DatabaseSync } from 'node:sqlite';
 
-const MIGRATIONS: string[] = [
+export const MIGRATIONS: string[] = [
   `CREATE TABLE users (
      id TEXT PRIMARY KEY,
      name TEXT NOT NULL,

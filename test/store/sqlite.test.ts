@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
-import { SCHEMA_VERSION } from '../../src/store/schema.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/schema.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { tempDir } from '../helpers/process.ts';
 import { storeCases, user } from './store.case.ts';
@@ -31,6 +31,22 @@ test('sqlite: data survives reopening, and a second open does not migrate again'
   const second = await openSqliteStore(path);
   assert.equal(await second.countUsers(), 1);
   await second.close();
+});
+
+test('sqlite: a database of every earlier version is migrated with its data', async () => {
+  for (let version = 1; version < SCHEMA_VERSION; version++) {
+    const path = join(dir, `v${version}.db`);
+    const old = new DatabaseSync(path);
+    for (const step of MIGRATIONS.slice(0, version)) old.exec(step);
+    old.exec(`PRAGMA user_version = ${version}`);
+    old.exec(`INSERT INTO users (id, name, name_key, password_hash, skin_url, is_alex, created_at)
+              VALUES ('00000000-0000-4000-8000-00000000000a', 'Alice', 'alice', 'h', 'https://s/a.png', 1, 0)`);
+    old.close();
+    const store = await openSqliteStore(path);
+    assert.deepEqual(await store.findUserByName('alice'), user('Alice', '00000000-0000-4000-8000-00000000000a', { passwordHash: 'h', skinUrl: 'https://s/a.png', isAlex: true }), `from version ${version}`);
+    assert.equal(await store.countTextures(), 0);
+    await store.close();
+  }
 });
 
 test('sqlite: tokens are kept only as the digests handed in', async () => {
