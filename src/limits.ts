@@ -43,6 +43,9 @@ export const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
 /** Largest texture upload (as received): a 64×64 skin is a few KiB, an HD one a few hundred. */
 export const MAX_TEXTURE_BYTES = 1024 * 1024;
 
+/** Largest HD texture, as a multiple of the game's sizes: 16 makes a 1024×1024 skin. */
+export const MAX_HD_SCALE = 16;
+
 /** Most players one page of the admin API's user list holds. */
 export const MAX_ADMIN_PAGE = 500;
 

@@ -32,6 +32,15 @@ export function crc32(bytes: Uint8Array): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
+/** Bit depths each colour type allows (PNG specification, table 11.1). */
+const DEPTHS: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
+
+/** IHDR after the size: bit depth, colour type, compression, filter and interlace methods. */
+function checkHeader([depth, colour, compression, filter, interlace]: Uint8Array): void {
+  if (!DEPTHS[colour!]?.includes(depth!)) throw new PngError(`the PNG header has colour type ${colour} with bit depth ${depth}`);
+  if (compression !== 0 || filter !== 0 || (interlace !== 0 && interlace !== 1)) throw new PngError('the PNG header names an unknown method');
+}
+
 /** Checks `data` is one well-formed PNG and returns its size and its image chunks only. */
 export function readPng(data: Buffer): Png {
   if (data.length < SIGNATURE.length || !data.subarray(0, 8).equals(SIGNATURE)) throw new PngError('not a PNG file');
@@ -52,6 +61,7 @@ export function readPng(data: Buffer): Png {
       width = data.readUInt32BE(at + 8);
       height = data.readUInt32BE(at + 12);
       if (width === 0 || height === 0) throw new PngError('the PNG image is empty');
+      checkHeader(data.subarray(at + 16, at + 21));
     } else if (type === 'IHDR') throw new PngError('the PNG file has a second IHDR');
     if (KEPT.has(type)) kept.push(data.subarray(at, end));
     // A critical chunk (upper-case first letter) that a decoder must understand, and we do not.

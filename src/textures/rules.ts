@@ -1,5 +1,5 @@
 // What the game accepts as a skin or a cape, and how big an upload may be.
-import { MAX_TEXTURE_BYTES } from '../limits.ts';
+import { MAX_HD_SCALE, MAX_TEXTURE_BYTES } from '../limits.ts';
 
 export type TextureKind = 'skin' | 'cape';
 
@@ -9,11 +9,12 @@ export type TextureKind = 'skin' | 'cape';
  */
 export function textureSizeProblem(kind: TextureKind, width: number, height: number, hd: boolean): string | undefined {
   const scale = width / 64;
-  const scaled = hd && Number.isInteger(scale) && scale >= 1 ? scale : 1;
+  // A cap on HD: a game client allocates width × height × 4 bytes for every skin it sees.
+  const scaled = hd && Number.isInteger(scale) && scale >= 1 && scale <= MAX_HD_SCALE ? scale : 1;
   const fits = kind === 'skin' ? width === 64 * scaled && (height === 64 * scaled || height === 32 * scaled) : width === 64 * scaled && height === 32 * scaled;
   if (fits) return undefined;
   const wanted = kind === 'skin' ? '64×64 or 64×32' : '64×32';
-  return `${kind} must be ${wanted}${hd ? ' (or a whole multiple)' : ''}, got ${width}×${height}`;
+  return `${kind} must be ${wanted}${hd ? ` (or a whole multiple up to ${MAX_HD_SCALE} times)` : ''}, got ${width}×${height}`;
 }
 
 export function uploadSizeProblem(bytes: number): string | undefined {

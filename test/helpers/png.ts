@@ -1,6 +1,6 @@
 // A tiny PNG encoder for tests: RGBA, 8 bits, no filter, with extra chunks on request.
-import { deflateSync } from 'node:zlib';
-import { crc32 } from '../../src/textures/png.ts';
+// zlib's own CRC-32, not the one under test, so the fixtures are independent of src/.
+import { crc32, deflateSync } from 'node:zlib';
 
 export function chunk(type: string, data: Buffer = Buffer.alloc(0)): Buffer {
   const head = Buffer.alloc(8);

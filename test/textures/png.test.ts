@@ -22,6 +22,20 @@ test('drops text, time and other ancillary chunks, keeps PLTE and tRNS', () => {
   assert.deepEqual(readPng(read.bytes).bytes, read.bytes, 'the result is itself a valid PNG');
 });
 
+/** `png` with the length field of the chunk at `at` replaced. */
+function withLength(png: Buffer, at: number, length: number): Buffer {
+  const copy = Buffer.from(png);
+  copy.writeUInt32BE(length, at);
+  return copy;
+}
+
+/** `png` with IHDR's bytes after the size (depth, colour, methods) replaced and its CRC made right. */
+function withHeader(png: Buffer, fields: number[]): Buffer {
+  const ihdr = Buffer.from(png.subarray(16, 29));
+  Buffer.from(fields).copy(ihdr, 8);
+  return Buffer.concat([png.subarray(0, 8), chunk('IHDR', ihdr), png.subarray(33)]);
+}
+
 test('refuses what is not one well-formed PNG, saying what is wrong', () => {
   const good = encodePng(64, 64);
   const badCrc = Buffer.from(good);
@@ -39,6 +53,12 @@ test('refuses what is not one well-formed PNG, saying what is wrong', () => {
     [encodePng(64, 64, { extra: [chunk('ABCD', Buffer.from('x'))] }), /unknown critical chunk ABCD/],
     [Buffer.concat([good.subarray(0, 33), chunk('IEND')]), /no image data/],
     [encodePng(0, 64), /empty/],
+    [withLength(good, 33, 0xffffffff), /truncated/],
+    [Buffer.concat([good.subarray(0, 8), chunk('IHDR', Buffer.concat([good.subarray(16, 29), Buffer.from([0])])), good.subarray(33)]), /does not start with IHDR/],
+    [Buffer.concat([good.subarray(0, 33), Buffer.from([0, 0, 0, 0, 0x31, 0x32, 0x33, 0x34, 0, 0, 0, 0]), good.subarray(33)]), /malformed chunk/],
+    [withHeader(good, [16, 3]), /colour type 3 with bit depth 16/],
+    [withHeader(good, [8, 6, 1]), /unknown method/],
+    [withHeader(good, [8, 6, 0, 0, 2]), /unknown method/],
   ];
   for (const [bytes, message] of cases) assert.throws(() => readPng(bytes), { name: 'PngError', message }, String(message));
 });
