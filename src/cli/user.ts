@@ -1,5 +1,6 @@
 // `user ...` commands: managing players in the database of a (possibly running) server.
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { MAX_TEXTURE_BYTES } from '../limits.ts';
 import type { Writable } from 'node:stream';
 import { ServiceError } from '../service/errors.ts';
 import { uploadSizeProblem } from '../textures/rules.ts';
@@ -89,18 +90,29 @@ async function upload(service: Service, { values, positionals: [name, file] }: C
   if (values.slim && values.classic) throw new UsageError('give --slim or --classic, not both');
   let bytes: Buffer;
   try {
-    // Refused by size before it is read.
-    const size = statSync(file!).size;
-    const tooBig = uploadSizeProblem(size);
-    if (tooBig) throw new ServiceError('invalid', tooBig);
-    bytes = readFileSync(file!);
+    bytes = readAtMost(file!, MAX_TEXTURE_BYTES + 1);
   } catch (err) {
-    if (err instanceof ServiceError) throw err;
     throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  const size = bytes.length > MAX_TEXTURE_BYTES ? statSync(file!).size : bytes.length;
+  const tooBig = uploadSizeProblem(Math.max(size, bytes.length));
+  if (tooBig) throw new ServiceError('invalid', tooBig);
   const isAlex = values.slim ? true : values.classic ? false : undefined;
   const user = await service.setHostedTexture(name!, { kind, bytes, hd: values['hd-textures'] === true, ...(isAlex === undefined ? {} : { isAlex }) });
   return `Updated ${user.name}: ${describe(user)}`;
+}
+
+/** Up to `limit` bytes of a file; a pipe or device that never ends is read no further. */
+function readAtMost(file: string, limit: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(limit);
+    let length = 0;
+    for (let n; length < limit && (n = readSync(fd, buffer, length, limit - length, null)) > 0; ) length += n;
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function textureChange(values: CommandLine['values']): TextureChange {

@@ -53,6 +53,8 @@ test('user skin and user cape store hosted textures from files, and refuse bad o
   const big = file('big.png', Buffer.alloc(1024 * 1024 + 1));
   assert.equal((await run(['user', 'skin', 'Skinny', big])).stderr, 'a texture must be at most 1048576 bytes, got 1048577\n');
   assert.equal((await run(['user', 'skin', 'Skinny', big, '--slim', '--classic'])).code, 2);
+  // A device that never ends is read no further than the limit.
+  assert.equal((await run(['user', 'skin', 'Skinny', '/dev/zero'])).stderr, 'a texture must be at most 1048576 bytes, got 1048577\n');
 });
 
 test('refusals exit 1 with the reason on standard error', async () => {
