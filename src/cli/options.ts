@@ -141,8 +141,9 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     arg: 'TOKEN',
     fallback: '',
     secret: true,
-    help: `turns on the admin API; requests carry Authorization: Bearer TOKEN; at least ${MIN_API_KEY_CHARS} characters, no spaces`,
-    parse: (t) => (t === '' || new RegExp(`^\\S{${MIN_API_KEY_CHARS},}$`).test(t) ? t : { refused: `must be at least ${MIN_API_KEY_CHARS} characters, no spaces` }),
+    help: `turns on the admin API; requests carry Authorization: Bearer TOKEN; at least ${MIN_API_KEY_CHARS} printable ASCII characters, no spaces`,
+    // Printable ASCII: headers arrive as latin1, so another character could never match.
+    parse: (t) => (t === '' || ADMIN_TOKEN_PATTERN.test(t) ? t : { refused: `must be at least ${MIN_API_KEY_CHARS} printable ASCII characters, no spaces` }),
   },
   { key: 'hashConcurrency', flag: 'hash-concurrency', arg: 'N', fallback: String(DEFAULT_HASH_CONCURRENCY), help: 'password hashes computed at once', parse: integer(1, 64) },
   { key: 'hashQueue', flag: 'hash-queue', arg: 'N', fallback: String(DEFAULT_HASH_QUEUE), help: 'logins that may wait for a hash; more get 503 at once', parse: integer(0, 10_000) },
@@ -152,6 +153,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections at most', parse: integer(1, 1_000_000) },
 ];
 
+const ADMIN_TOKEN_PATTERN = new RegExp(`^[\\x21-\\x7e]{${MIN_API_KEY_CHARS},}$`);
 const API_KEY_PATTERN = new RegExp(`^[A-Za-z0-9._~-]{${MIN_API_KEY_CHARS},}$`);
 
 export const envName = (flag: string): string => `MCAUTH_${flag.toUpperCase().replaceAll('-', '_')}`;
@@ -171,6 +173,10 @@ export function resolveServeConfig(flags: Record<string, unknown>, env: Record<s
     const value = option.parse(raw);
     if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}${option.secret ? '' : `, got "${raw}"`}`);
     config[option.key] = value;
+  }
+  // Game servers hold the API key: it must not also open the admin API.
+  if (config.adminToken !== '' && config.adminToken === config.apiKey) {
+    throw new UsageError('--admin-token must differ from --api-key');
   }
   // Node refuses a header timeout longer than the request timeout; say so in the options' words.
   if ((config.headersTimeout as number) > (config.requestTimeout as number)) {

@@ -51,7 +51,9 @@ test('invalid values name their source', () => {
   assert.equal(resolveServeConfig({ 'hd-textures': true }, {}).hdTextures, true);
   assert.equal(resolveServeConfig({}, { MCAUTH_HD_TEXTURES: '1' }).hdTextures, true);
   assert.throws(() => resolveServeConfig({}, { MCAUTH_HD_TEXTURES: 'yes' }), { message: /MCAUTH_HD_TEXTURES must be true or false/ });
-  assert.throws(() => resolveServeConfig({ 'admin-token': 'has a space in it!' }, {}), { message: '--admin-token must be at least 16 characters, no spaces' });
+  assert.throws(() => resolveServeConfig({ 'admin-token': 'has a space in it!' }, {}), { message: '--admin-token must be at least 16 printable ASCII characters, no spaces' });
+  assert.throws(() => resolveServeConfig({ 'admin-token': 'ünïcödé-token-0123' }, {}), { message: /--admin-token must be/ });
+  assert.throws(() => resolveServeConfig({ 'admin-token': 'same-secret-0123456', 'api-key': 'same-secret-0123456' }, {}), { message: '--admin-token must differ from --api-key' });
   assert.throws(() => resolveServeConfig({ 'headers-timeout': '60' }, {}), { message: '--headers-timeout must not be longer than --request-timeout' });
 });
 
