@@ -7,7 +7,7 @@ import type { TextureChange, User } from '../store/store.ts';
 import { readBody, readJson } from './body.ts';
 import { HttpError, sendResult } from './envelope.ts';
 import { requireObject, stringField, type JsonObject } from './fields.ts';
-import type { Handler, Params, Routes } from './router.ts';
+import { queryOf, type Handler, type Params, type Routes } from './router.ts';
 
 export interface AdminOptions {
   /** Hosted textures need a public address to be answered with. */
@@ -15,11 +15,6 @@ export interface AdminOptions {
 }
 
 const PNG_TYPE = /^image\/png\s*$/i;
-
-function query(req: IncomingMessage): URLSearchParams {
-  const at = (req.url ?? '').indexOf('?');
-  return new URLSearchParams(at === -1 ? '' : req.url!.slice(at + 1));
-}
 
 /** The player named in the path, by name or UUID. */
 function who(params: Params): string {
@@ -60,7 +55,7 @@ export function adminRoutes(service: Service, options: AdminOptions): Routes {
       const type = req.headers['content-type'];
       if (type !== undefined && !PNG_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be image/png');
       if (!options.hostsTextures) throw new HttpError(409, 'Hosted textures need the server to run with --public-url');
-      const model = query(req).get('model');
+      const model = queryOf(req).get('model');
       if (model !== null && model !== 'slim' && model !== 'classic') throw new HttpError(400, 'model must be slim or classic');
       if (kind === 'cape' && model !== null) throw new HttpError(400, 'a cape has no model');
       const bytes = await readBody(req, MAX_TEXTURE_BYTES);
@@ -77,7 +72,7 @@ export function adminRoutes(service: Service, options: AdminOptions): Routes {
         return service.addUser({ name: stringField(body, 'name'), password: stringField(body, 'password'), uuid, offlineUuid });
       }),
       GET: async (req, res) => {
-        const q = query(req);
+        const q = queryOf(req);
         const limitText = q.get('limit') ?? '100';
         const limit = Number(limitText);
         if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_ADMIN_PAGE) {

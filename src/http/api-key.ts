@@ -2,14 +2,14 @@
 // `Authorization: Bearer KEY` or as a `key` query parameter (a LauncherServer can only be given URLs).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { queryOf } from './router.ts';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 function presentedKey(req: IncomingMessage, bearerOnly: boolean): string | undefined {
   const bearer = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
   if (bearer || bearerOnly) return bearer?.[1];
-  const query = (req.url ?? '').indexOf('?');
-  return query === -1 ? undefined : (new URLSearchParams(req.url!.slice(query + 1)).get('key') ?? undefined);
+  return queryOf(req).get('key') ?? undefined;
 }
 
 /**

@@ -20,6 +20,13 @@ export function pathOf(req: IncomingMessage): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** The query parameters of a request. */
+export function queryOf(req: IncomingMessage): URLSearchParams {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return new URLSearchParams(query === -1 ? '' : url.slice(query + 1));
+}
+
 interface Route {
   segments: string[];
   methods: Partial<Record<string, Handler>>;

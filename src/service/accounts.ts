@@ -1,6 +1,5 @@
-// Managing players: the rules the CLI (and any later admin interface) goes through.
-import { randomUUID } from 'node:crypto';
-import { createHash } from 'node:crypto';
+// Managing players: the rules the CLI and the admin API both go through.
+import { createHash, randomUUID } from 'node:crypto';
 import { hashPassword } from '../crypto/password.ts';
 import { PngError, readPng, type Png } from '../textures/png.ts';
 import { textureSizeProblem, uploadSizeProblem, type TextureKind } from '../textures/rules.ts';
@@ -134,6 +133,9 @@ export async function revokeSessions(ctx: Context, who: string): Promise<User> {
   return user;
 }
 
+/** The player as stored after a change; gone meanwhile (removed by another process): not found. */
 async function reread(ctx: Context, user: User): Promise<User> {
-  return (await ctx.store.findUserById(user.id)) ?? user;
+  const now = await ctx.store.findUserById(user.id);
+  if (!now) throw notFound(`No player named "${user.name}"`);
+  return now;
 }
