@@ -8,14 +8,12 @@
 // exactly the uploaded PNG.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { join as pathJoin } from 'node:path';
-import { deflateSync } from 'node:zlib';
-import { startServer, tempDir, runCli, fetchReply } from '../helpers/process.ts';
+import { startServer, tempDir, runCli, fetchReply, freePort } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
-import { chunk, encodePng } from '../helpers/png.ts';
+import { beforeIend, chunk, encodePng, padTo, randomPng, sha } from '../helpers/png.ts';
 import { UUID_DASHED, assertFail, assertOk, undash } from './util.ts';
 
 const tmp = tempDir();
@@ -33,14 +31,6 @@ let off: RunningServer; // no admin token, same database
 let envAdmin: RunningServer; // MCAUTH_ADMIN_TOKEN, --base-path /mc, --hd-textures, --public-url https://cdn.example.org/
 let noUrl: RunningServer; // --admin-token ADMIN, no --public-url
 let pub = '';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 before(async () => {
   const port = await freePort();
@@ -102,7 +92,6 @@ async function joins(token: string, uuid: string, serverID = 'admin-test-server'
   return r;
 }
 
-const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 /** The admin view of a player. */
 const view = (name: string, uuid: string, more: { isAlex?: boolean; skinUrl?: string | null; capeUrl?: string | null } = {}) => ({
@@ -117,29 +106,7 @@ async function textureStatus(hash: string, s: RunningServer = admin, prefix = ''
   return (await fetch(`${s.url}${prefix}/textures/${hash}`)).status;
 }
 
-/** An RGBA image of random pixels: deflate cannot shrink it. */
-function randomPng(width: number, height: number): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 6;
-  const rows = randomBytes((width * 4 + 1) * height);
-  for (let y = 0; y < height; y++) rows[y * (width * 4 + 1)] = 0;
-  return Buffer.concat([encodePng(1, 1).subarray(0, 8), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 0 })), chunk('IEND')]);
-}
-
 /** The PNG with `extra` chunks just before IEND. */
-const beforeIend = (png: Buffer, extra: Buffer[]): Buffer => Buffer.concat([png.subarray(0, -12), ...extra, png.subarray(-12)]);
-
-/** The PNG grown to exactly `size` bytes by a tEXt chunk (dropped when stored). */
-function padTo(png: Buffer, size: number): Buffer {
-  const data = randomBytes(size - png.length - 12);
-  data.write('Comment\0', 0, 'latin1');
-  const out = beforeIend(png, [chunk('tEXt', data)]);
-  assert.equal(out.length, size);
-  return out;
-}
 
 /** Sends `size` bytes as a chunked body (no Content-Length) in 64 KiB writes; resolves to status and body. */
 function putChunked(path: string, size: number): Promise<{ status: number; body: any }> {

@@ -8,14 +8,13 @@
 // {sha256}; a server without --public-url refuses to start while hosted textures exist.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join as pathJoin } from 'node:path';
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
-import { startServer, addUser, tempDir, runCli, fetchReply } from '../helpers/process.ts';
+import { startServer, addUser, tempDir, runCli, fetchReply, freePort } from '../helpers/process.ts';
 import type { RunningServer, ProcResult, Reply } from '../helpers/process.ts';
-import { chunk, encodePng } from '../helpers/png.ts';
+import { beforeIend, chunk, encodePng, padTo, randomPng, sha } from '../helpers/png.ts';
 import { assertFail, assertOk, login, join } from './util.ts';
 
 const tmp = tempDir();
@@ -32,14 +31,6 @@ let mainPub = '';
 const uuids: Record<string, string> = {};
 
 /** A port that was free a moment ago, so that --public-url can name the server's own address. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 /** A server on a port of its own whose --public-url is its real address. */
 async function startPublic(args: string[]): Promise<[RunningServer, string]> {
   const port = await freePort();
@@ -65,7 +56,6 @@ after(async () => {
   tmp.cleanup();
 });
 
-const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 let files = 0;
 /** Writes bytes to a new file in the temp folder and returns its path. */
@@ -118,18 +108,6 @@ async function assertServed(hash: string, expected: Buffer, what: string): Promi
   assert.ok(r.bytes.equals(expected), `${what}: the served bytes differ`);
 }
 
-/** An RGBA image of random pixels: deflate cannot shrink it. */
-function randomPng(width: number, height: number): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 6;
-  const rows = randomBytes((width * 4 + 1) * height);
-  for (let y = 0; y < height; y++) rows[y * (width * 4 + 1)] = 0;
-  return Buffer.concat([encodePng(1, 1).subarray(0, 8), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 0 })), chunk('IEND')]);
-}
-
 /** A palette image (colour type 3) with PLTE and tRNS, both of which must be kept. */
 function palettePng(width: number, height: number): Buffer {
   const ihdr = Buffer.alloc(13);
@@ -150,16 +128,6 @@ function palettePng(width: number, height: number): Buffer {
 }
 
 /** The PNG with `extra` chunks put just before IEND (after the image data). */
-const beforeIend = (png: Buffer, extra: Buffer[]): Buffer => Buffer.concat([png.subarray(0, -12), ...extra, png.subarray(-12)]);
-
-/** The PNG grown to exactly `size` bytes by a tEXt chunk (which is dropped when stored). */
-function padTo(png: Buffer, size: number): Buffer {
-  const data = Buffer.alloc(size - png.length - 12, 0x41);
-  data.write('Comment\0', 0, 'latin1');
-  const out = beforeIend(png, [chunk('tEXt', data)]);
-  assert.equal(out.length, size);
-  return out;
-}
 
 /** Checks `png` is a well-formed PNG on its own terms (independently of the service) and returns its chunk types. */
 function checkPng(png: Buffer): string[] {

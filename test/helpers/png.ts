@@ -1,5 +1,6 @@
 // A tiny PNG encoder for tests: RGBA, 8 bits, no filter, with extra chunks on request.
 // zlib's own CRC-32, not the one under test, so the fixtures are independent of src/.
+import { createHash, randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 
 export function chunk(type: string, data: Buffer = Buffer.alloc(0)): Buffer {
@@ -28,3 +29,30 @@ export function encodePng(width: number, height: number, opts: { seed?: number; 
     chunk('IEND'),
   ]);
 }
+
+/** An RGBA image of random pixels: deflate cannot shrink it. */
+export function randomPng(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  const rows = randomBytes((width * 4 + 1) * height);
+  for (let y = 0; y < height; y++) rows[y * (width * 4 + 1)] = 0;
+  return Buffer.concat([encodePng(1, 1).subarray(0, 8), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 0 })), chunk('IEND')]);
+}
+
+/** `png` with `extra` chunks inserted before IEND. */
+export const beforeIend = (png: Buffer, extra: Buffer[]): Buffer => Buffer.concat([png.subarray(0, -12), ...extra, png.subarray(-12)]);
+
+/** The PNG grown to exactly `size` bytes by a tEXt chunk (which is dropped when stored). */
+export function padTo(png: Buffer, size: number): Buffer {
+  const data = Buffer.alloc(size - png.length - 12, 0x41);
+  data.write('Comment\0', 0, 'latin1');
+  const out = beforeIend(png, [chunk('tEXt', data)]);
+  if (out.length !== size) throw new Error(`padTo made ${out.length} bytes, not ${size}`);
+  return out;
+}
+
+/** SHA-256 in lower-case hex, as textures are named. */
+export const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');

@@ -2,7 +2,7 @@
 // MCAUTH_TEST_RUNTIME=deno) and talks to it over HTTP. Every end-to-end test goes through here.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -226,4 +226,13 @@ export function timedPost(port: number, path: string, body: unknown, timeoutMs =
     req.on('error', fail);
     req.end(payload);
   });
+}
+
+/** A port free on loopback right now (for a server whose --public-url must name its own port). */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as { port: number };
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }
