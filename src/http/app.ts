@@ -1,4 +1,4 @@
-// The HTTP face of the service: the five endpoints, and how every failure becomes an envelope.
+// The HTTP face of the service: its routes (the five endpoints, health, textures, admin), the API key, and how every failure becomes an envelope.
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { MAX_DRAIN_BYTES } from '../limits.ts';
