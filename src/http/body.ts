@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { MAX_BODY_BYTES } from '../limits.ts';
 import { HttpError } from './envelope.ts';
-import { checkJsonShape } from './json.ts';
+import { jsonShapeProblem } from '../json-shape.ts';
 
 export function tooLarge(limit: number): HttpError {
   return new HttpError(413, `Request body is larger than ${limit} bytes`);
@@ -59,7 +59,8 @@ export function parseJson(body: Buffer): unknown {
   } catch {
     throw new HttpError(400, 'Request body is not valid JSON');
   }
-  checkJsonShape(text);
+  const problem = jsonShapeProblem(text);
+  if (problem !== undefined) throw new HttpError(400, `Request body ${problem}`);
   try {
     return JSON.parse(text);
   } catch {

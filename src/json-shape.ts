@@ -1,8 +1,8 @@
 // Strict JSON: JSON.parse accepts documents this service never wants (keys given twice, where
 // the last silently wins; nesting thousands deep; numbers of any length). One pass over the text
-// refuses those before JSON.parse sees it; JSON.parse then checks the syntax.
-import { MAX_JSON_DEPTH, MAX_JSON_NUMBER_CHARS } from '../limits.ts';
-import { HttpError } from './envelope.ts';
+// finds those before JSON.parse sees it; JSON.parse then checks the syntax. Request bodies and
+// the config file are both read this way.
+import { MAX_JSON_DEPTH, MAX_JSON_NUMBER_CHARS } from './limits.ts';
 
 interface Frame {
   keys: Set<string> | undefined; // undefined for an array
@@ -12,8 +12,11 @@ interface Frame {
 const NUMBER_START = /[-0-9]/;
 const NUMBER_CHAR = /[-+0-9.eE]/;
 
-/** Throws a 400 for a duplicate key, nesting deeper than MAX_JSON_DEPTH, or an overlong number. */
-export function checkJsonShape(text: string): void {
+/**
+ * What is wrong with the text's shape ("has the key "x" twice", "is nested deeper than ...", an
+ * overlong or out-of-range number), or undefined.
+ */
+export function jsonShapeProblem(text: string): string | undefined {
   const stack: Frame[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
@@ -26,15 +29,15 @@ export function checkJsonShape(text: string): void {
         try {
           key = JSON.parse(text.slice(i, end + 1)) as string;
         } catch {
-          return; // malformed string: JSON.parse will say so
+          return undefined; // malformed string: JSON.parse will say so
         }
-        if (top.keys.has(key)) throw new HttpError(400, `Request body has the key "${key.slice(0, 64)}" twice`);
+        if (top.keys.has(key)) return `has the key "${key.slice(0, 64)}" twice`;
         top.keys.add(key);
         top.expectKey = false;
       }
       i = end;
     } else if (c === '{' || c === '[') {
-      if (stack.length >= MAX_JSON_DEPTH) throw new HttpError(400, `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+      if (stack.length >= MAX_JSON_DEPTH) return `is nested deeper than ${MAX_JSON_DEPTH} levels`;
       stack.push({ keys: c === '{' ? new Set() : undefined, expectKey: c === '{' });
     } else if (c === '}' || c === ']') {
       stack.pop();
@@ -44,9 +47,10 @@ export function checkJsonShape(text: string): void {
     } else if (NUMBER_START.test(c)) {
       let end = i;
       while (end < text.length && NUMBER_CHAR.test(text[end]!)) end++;
-      if (end - i > MAX_JSON_NUMBER_CHARS) throw new HttpError(400, `Request body has a number longer than ${MAX_JSON_NUMBER_CHARS} characters`);
-      if (!Number.isFinite(Number(text.slice(i, end)))) throw new HttpError(400, 'Request body has a number out of range');
+      if (end - i > MAX_JSON_NUMBER_CHARS) return `has a number longer than ${MAX_JSON_NUMBER_CHARS} characters`;
+      if (!Number.isFinite(Number(text.slice(i, end)))) return 'has a number out of range';
       i = end - 1;
     }
   }
+  return undefined;
 }
