@@ -77,8 +77,10 @@ export const MAX_TTL_SECONDS = 10 * 365 * 24 * 60 * 60;
 /** Highest --max-profiles: enough for any caller, small enough to keep one query cheap. */
 export const MAX_PROFILES_CAP = 10_000;
 
-/** How long a stop waits for requests in flight before it closes the store anyway. */
-export const STOP_TIMEOUT_MS = 10_000;
+/** How long a stop waits for requests in flight before it cuts their connections and closes the store. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 10;
+/** While stopping, how often kept-alive connections are checked for having fallen idle (to be closed). */
+export const IDLE_SWEEP_MS = 50;
 
 /** How long a connection waits for a database lock held by another process (the CLI, a worker). */
 export const BUSY_TIMEOUT_MS = 5000;

@@ -8,6 +8,14 @@ if (problem !== undefined) {
   process.stderr.write(`${problem}\n`);
   process.exit(1);
 }
+// A bug's error that nothing caught ends the process (status 1, for a supervisor to restart it),
+// with its stack. Deno reports a permission it denies (such as --allow-net for another address
+// than --host) that way too: that one is no bug, and one line says it.
+process.on('uncaughtException', (err) => {
+  const denied = err.name === 'NotCapable';
+  process.stderr.write(denied ? `mcauth: Deno refused a permission: ${err.message}\n` : `mcauth: uncaught error: ${err.stack ?? String(err)}\n`);
+  process.exit(1);
+});
 const { main } = await import('./cli/main.ts');
 const { stdin, stdout, stderr, env } = process;
 const code = await main(process.argv.slice(2), { stdin, stdout, stderr, env });

@@ -1,12 +1,17 @@
 // The one program: `serve` (the default) or `user ...`, and how each failure is reported.
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { startServer } from '../serve.ts';
 import { ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
-import { openStore } from '../store/open.ts';
+import { MEMORY_DB, openStore } from '../store/open.ts';
 import type { Synchronous } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
-import { defaultServiceOptions, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES } from './options.ts';
+import { createLogger } from '../ops/log.ts';
+import { BACKUP_HELP, BACKUP_OPTIONS, backUp } from './backup.ts';
+import { readConfigFile } from './config-file.ts';
+import { defaultServiceOptions, maskSecrets, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile } from './options.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP } from './user.ts';
 
@@ -23,26 +28,53 @@ const HELP = `mcauth: an authentication backend for Minecraft launchers (AuroraL
 Usage:
   node server.js [serve] [options]     start the server
   node server.js user COMMAND ...      manage players
+  node server.js backup FILE           copy the database, also while the server runs
 
-Server options (a flag wins over its environment variable):
+Server options (a flag wins over its environment variable, which wins over the config file):
+  --config FILE
+      settings as JSON, keyed by the options' names in camelCase (--join-ttl: joinTtl)
+      env ${envName('config')}
+  --print-config
+      prints the settings in effect (secrets masked) and exits
 ${optionsHelp()}
   --help
       prints this text
 
 ${USER_HELP}
+
+${BACKUP_HELP}
 `;
 
-async function open(db: string, synchronous?: Synchronous): Promise<Store> {
+/** --config FILE, else MCAUTH_CONFIG, else no file. */
+function configFile(flag: unknown, io: Io): ConfigFile | undefined {
+  const path = typeof flag === 'string' ? flag : io.env[envName('config')];
+  return path === undefined ? undefined : readConfigFile(path);
+}
+
+/** Why SQLite could not open `db`, in the admin's terms. */
+function openHint(db: string): string {
+  if (existsSync(db) && statSync(db).isDirectory()) return ' (it is a folder; give a file in it)';
+  if (!existsSync(dirname(resolve(db)))) return ' (its folder does not exist)';
+  return ' (may this user write there?)';
+}
+
+/**
+ * Opens the store at `db`. Only `serve` and `user add` create a missing file: a command that
+ * reads (list, backup, ...) refuses a path with no database instead of starting an empty one.
+ */
+async function open(db: string, { create, synchronous }: { create: boolean; synchronous?: Synchronous }): Promise<Store> {
+  if (!create && db !== MEMORY_DB && !existsSync(db)) throw new Error(`there is no database at "${db}"`);
   try {
     return await openStore(db, synchronous);
   } catch (err) {
-    throw new Error(`cannot open the database "${db}": ${(err as Error).message}`);
+    const reason = (err as Error).message;
+    throw new Error(`cannot open the database "${db}": ${reason}${/unable to open/.test(reason) ? openHint(db) : ''}`);
   }
 }
 
 async function runUser(argv: string[], io: Io): Promise<number> {
-  const { line, run } = parseUserCommand(argv);
-  const store = await open(resolveDb(line.values.db, io.env));
+  const { line, run, creates } = parseUserCommand(argv);
+  const store = await open(resolveDb(line.values.db, io.env, configFile(line.values.config, io)), { create: creates });
   try {
     io.stdout.write(`${await run(createService(store, defaultServiceOptions()), io.stdin, io.stderr)}\n`);
     return 0;
@@ -51,18 +83,43 @@ async function runUser(argv: string[], io: Io): Promise<number> {
   }
 }
 
-async function runServer(argv: string[], io: Io): Promise<undefined> {
+async function runBackup(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandLine(argv, BACKUP_OPTIONS, ['FILE']);
+  const store = await open(resolveDb(values.db, io.env, configFile(values.config, io)), { create: false });
+  try {
+    io.stdout.write(`${await backUp(store, positionals[0]!)}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   if (argv[0] !== undefined && !argv[0].startsWith('-')) throw new UsageError(`unknown command "${argv[0]}"`);
-  const config = resolveServeConfig(parseCommandLine(argv, SERVE_OPTION_TYPES, []).values, io.env);
-  const logError = (message: string, err: unknown): void => {
-    io.stderr.write(`mcauth: ${message}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  const types = { ...SERVE_OPTION_TYPES, config: { type: 'string' }, 'print-config': { type: 'boolean' } } as const;
+  const { values } = parseCommandLine(argv, types, []);
+  const config = resolveServeConfig(values, io.env, configFile(values.config, io));
+  if (values['print-config']) {
+    io.stdout.write(`${JSON.stringify(maskSecrets(config), null, 2)}\n`);
+    return 0;
+  }
+  const log = createLogger(config.logLevel, io.stdout);
+  log.debug('settings in effect', { settings: maskSecrets(config) });
+  const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous }), log);
+  log.info(running.banner);
+  const stop = (signal: string): void => {
+    const n = running.inFlight();
+    log.info(`mcauth stopping on ${signal}: accepting no new connections; ${n} ${n === 1 ? 'request' : 'requests'} in flight may take up to ${config.shutdownTimeout} s`);
+    void running
+      .stop()
+      .then((cut) => {
+        if (cut > 0) log.error(`mcauth cut off ${cut} ${cut === 1 ? 'request' : 'requests'} still in flight after ${config.shutdownTimeout} s`);
+        log.info('mcauth stopped: every answered write is in the database, which is closed');
+      })
+      .catch((err: unknown) => log.error('mcauth could not close the database cleanly', {}, err))
+      .finally(() => process.exit(0));
   };
-  const running = await startServer(config, await open(config.db, config.synchronous), logError);
-  io.stdout.write(`${running.banner}\n`);
-  const stop = (): void => {
-    io.stdout.write('mcauth stopping: finishing requests in flight\n');
-    void running.stop().finally(() => process.exit(0));
-  };
+  // A second signal while stopping ends the process at once (the default action).
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   return undefined;
@@ -76,6 +133,7 @@ export async function main(argv: string[], io: Io): Promise<number | undefined> 
       return 0;
     }
     if (argv[0] === 'user') return await runUser(argv.slice(1), io);
+    if (argv[0] === 'backup') return await runBackup(argv.slice(1), io);
     return await runServer(argv[0] === 'serve' ? argv.slice(1) : argv, io);
   } catch (err) {
     if (err instanceof UsageError) {

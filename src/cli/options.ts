@@ -12,6 +12,7 @@ import {
   DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
   MIN_API_KEY_CHARS,
   MAX_PROFILES_CAP,
   MAX_TTL_SECONDS,
@@ -21,6 +22,7 @@ import { MEMORY_DB } from '../store/open.ts';
 import { normalizeBasePath } from '../http/router.ts';
 import type { Synchronous } from '../store/sqlite.ts';
 import { UsageError, type OptionTypes } from './usage.ts';
+import { LOG_LEVELS, type LogLevel } from '../ops/log.ts';
 
 export interface ServeConfig {
   host: string;
@@ -46,6 +48,9 @@ export interface ServeConfig {
   hdTextures: boolean;
   /** '' when the admin API is off. */
   adminToken: string;
+  metrics: boolean;
+  logLevel: LogLevel;
+  shutdownTimeout: number;
 }
 
 interface OptionSpec {
@@ -56,24 +61,35 @@ interface OptionSpec {
   help: string;
   /** Never printed: --help shows no value of it. */
   secret?: boolean;
-  /** A flag without a value (--hd-textures); its environment variable takes true/false/1/0. */
+  /** A flag without a value (--hd-textures); its environment variable takes true/false/1/0, a config file true/false. */
   boolean?: boolean;
+  /** A whole number: a config file gives it as a JSON number. */
+  number?: boolean;
   /** The value, or a reason it is refused ("must be ..."). */
   parse: (text: string) => string | number | boolean | { refused: string };
 }
 
 const text = (t: string): string | { refused: string } => (t === '' ? { refused: 'must not be empty' } : t);
 
-const integer =
-  (min: number, max: number) =>
-  (t: string): number | { refused: string } =>
-    /^\d+$/.test(t) && Number(t) >= min && Number(t) <= max
-      ? Number(t)
-      : { refused: `must be a whole number from ${min} to ${max}` };
+const integer = (min: number, max: number) => ({
+  number: true,
+  parse: (t: string): number | { refused: string } =>
+    /^\d+$/.test(t) && Number(t) >= min && Number(t) <= max ? Number(t) : { refused: `must be a whole number from ${min} to ${max}` },
+});
+
+const flag = {
+  boolean: true,
+  parse: (t: string): boolean | { refused: string } => (['true', '1'].includes(t) ? true : ['false', '0', ''].includes(t) ? false : { refused: 'must be true or false' }),
+};
+
+const oneOf =
+  (...allowed: string[]) =>
+  (t: string): string | { refused: string } =>
+    allowed.includes(t) ? t : { refused: `must be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` };
 
 export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'host', flag: 'host', arg: 'HOST', fallback: DEFAULT_HOST, help: 'address to listen on (loopback: only this host can call it)', parse: text },
-  { key: 'port', flag: 'port', arg: 'N', fallback: String(DEFAULT_PORT), help: 'port to listen on (0: any free port)', parse: integer(0, 65535) },
+  { key: 'port', flag: 'port', arg: 'N', fallback: String(DEFAULT_PORT), help: 'port to listen on (0: any free port)', ...integer(0, 65535) },
   { key: 'db', flag: 'db', arg: 'PATH', fallback: DEFAULT_DB, help: 'SQLite file, created if missing; :memory: keeps everything in memory', parse: text },
   { key: 'basePath', flag: 'base-path', arg: 'PATH', fallback: '', help: 'prefix of every endpoint, such as /mc', parse: (t) => t },
   {
@@ -82,11 +98,11 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     arg: 'base|extended',
     fallback: 'extended',
     help: 'base leaves isAlex, skinUrl and capeUrl out of every answer',
-    parse: (t) => (t === 'base' || t === 'extended' ? t : { refused: 'must be base or extended' }),
+    parse: oneOf('base', 'extended'),
   },
-  { key: 'joinTtl', flag: 'join-ttl', arg: 'SECONDS', fallback: String(DEFAULT_JOIN_TTL_SECONDS), help: 'how long a join stays valid for /hasJoined', parse: integer(1, MAX_TTL_SECONDS) },
-  { key: 'tokenTtl', flag: 'token-ttl', arg: 'SECONDS', fallback: String(DEFAULT_TOKEN_TTL_SECONDS), help: 'how long an access token stays valid', parse: integer(1, MAX_TTL_SECONDS) },
-  { key: 'maxProfiles', flag: 'max-profiles', arg: 'N', fallback: String(DEFAULT_MAX_PROFILES), help: 'most names one /profiles call may send', parse: integer(1, MAX_PROFILES_CAP) },
+  { key: 'joinTtl', flag: 'join-ttl', arg: 'SECONDS', fallback: String(DEFAULT_JOIN_TTL_SECONDS), help: 'how long a join stays valid for /hasJoined', ...integer(1, MAX_TTL_SECONDS) },
+  { key: 'tokenTtl', flag: 'token-ttl', arg: 'SECONDS', fallback: String(DEFAULT_TOKEN_TTL_SECONDS), help: 'how long an access token stays valid', ...integer(1, MAX_TTL_SECONDS) },
+  { key: 'maxProfiles', flag: 'max-profiles', arg: 'N', fallback: String(DEFAULT_MAX_PROFILES), help: 'most names one /profiles call may send', ...integer(1, MAX_PROFILES_CAP) },
   {
     key: 'apiKey',
     flag: 'api-key',
@@ -103,7 +119,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     arg: 'N',
     fallback: '0',
     help: '/auth calls one client address may make a minute; 0: no limit (every player behind one LauncherServer shares its address)',
-    parse: integer(0, 1_000_000),
+    ...integer(0, 1_000_000),
   },
   {
     key: 'synchronous',
@@ -111,7 +127,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     arg: 'normal|full',
     fallback: 'normal',
     help: 'normal: a crash of the process loses nothing; full: power loss neither, at one fsync a write',
-    parse: (t) => (t === 'normal' || t === 'full' ? t : { refused: 'must be normal or full' }),
+    parse: oneOf('normal', 'full'),
   },
   {
     key: 'publicUrl',
@@ -131,9 +147,8 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     flag: 'hd-textures',
     arg: '',
     fallback: 'false',
-    boolean: true,
     help: 'accept skins and capes at whole multiples of the game\'s sizes (HD packs)',
-    parse: (t) => (['true', '1'].includes(t) ? true : ['false', '0', ''].includes(t) ? false : { refused: 'must be true or false' }),
+    ...flag,
   },
   {
     key: 'adminToken',
@@ -145,12 +160,22 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     // Printable ASCII: headers arrive as latin1, so another character could never match.
     parse: (t) => (t === '' || ADMIN_TOKEN_PATTERN.test(t) ? t : { refused: `must be at least ${MIN_API_KEY_CHARS} printable ASCII characters, no spaces` }),
   },
-  { key: 'hashConcurrency', flag: 'hash-concurrency', arg: 'N', fallback: String(DEFAULT_HASH_CONCURRENCY), help: 'password hashes computed at once', parse: integer(1, 64) },
-  { key: 'hashQueue', flag: 'hash-queue', arg: 'N', fallback: String(DEFAULT_HASH_QUEUE), help: 'logins that may wait for a hash; more get 503 at once', parse: integer(0, 10_000) },
-  { key: 'headersTimeout', flag: 'headers-timeout', arg: 'SECONDS', fallback: String(DEFAULT_HEADERS_TIMEOUT_SECONDS), help: 'time a client has to send its headers', parse: integer(1, 3600) },
-  { key: 'requestTimeout', flag: 'request-timeout', arg: 'SECONDS', fallback: String(DEFAULT_REQUEST_TIMEOUT_SECONDS), help: 'time a client has to send its whole request', parse: integer(1, 3600) },
-  { key: 'keepAliveTimeout', flag: 'keep-alive-timeout', arg: 'SECONDS', fallback: String(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), help: 'idle time before a kept-alive connection is closed', parse: integer(1, 3600) },
-  { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections at most', parse: integer(1, 1_000_000) },
+  { key: 'hashConcurrency', flag: 'hash-concurrency', arg: 'N', fallback: String(DEFAULT_HASH_CONCURRENCY), help: 'password hashes computed at once', ...integer(1, 64) },
+  { key: 'hashQueue', flag: 'hash-queue', arg: 'N', fallback: String(DEFAULT_HASH_QUEUE), help: 'logins that may wait for a hash; more get 503 at once', ...integer(0, 10_000) },
+  { key: 'headersTimeout', flag: 'headers-timeout', arg: 'SECONDS', fallback: String(DEFAULT_HEADERS_TIMEOUT_SECONDS), help: 'time a client has to send its headers', ...integer(1, 3600) },
+  { key: 'requestTimeout', flag: 'request-timeout', arg: 'SECONDS', fallback: String(DEFAULT_REQUEST_TIMEOUT_SECONDS), help: 'time a client has to send its whole request', ...integer(1, 3600) },
+  { key: 'keepAliveTimeout', flag: 'keep-alive-timeout', arg: 'SECONDS', fallback: String(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), help: 'idle time before a kept-alive connection is closed', ...integer(1, 3600) },
+  { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections at most', ...integer(1, 1_000_000) },
+  { key: 'metrics', flag: 'metrics', arg: '', fallback: 'false', help: 'serves GET {base}/metrics in Prometheus\' format (behind --api-key when that is set)', ...flag },
+  { key: 'logLevel', flag: 'log-level', arg: LOG_LEVELS.join('|'), fallback: 'info', help: 'info: a line a request; debug: also the settings at start; error: failures only', parse: oneOf(...LOG_LEVELS) },
+  {
+    key: 'shutdownTimeout',
+    flag: 'shutdown-timeout',
+    arg: 'SECONDS',
+    fallback: String(DEFAULT_SHUTDOWN_TIMEOUT_SECONDS),
+    help: 'on SIGTERM or SIGINT, how long requests in flight may take before their connections are cut',
+    ...integer(0, 3600),
+  },
 ];
 
 const ADMIN_TOKEN_PATTERN = new RegExp(`^[\\x21-\\x7e]{${MIN_API_KEY_CHARS},}$`);
@@ -162,17 +187,42 @@ export const SERVE_OPTION_TYPES: OptionTypes = Object.fromEntries(
   SERVE_OPTIONS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }]),
 );
 
-/** Each option from its flag, else its environment variable, else its default. */
-export function resolveServeConfig(flags: Record<string, unknown>, env: Record<string, string | undefined>): ServeConfig {
+/** A config file's settings (keys are options' camelCase names), and the file's path for messages. */
+export interface ConfigFile {
+  path: string;
+  values: Record<string, unknown>;
+}
+
+const NO_FILE: ConfigFile = { path: '', values: {} };
+
+/** A config file's value as option text; JSON types must match the option's (a port is a number). */
+function fromFile(option: OptionSpec, value: unknown, file: ConfigFile): string {
+  const want = option.boolean ? 'boolean' : option.number ? 'number' : 'string';
+  if (typeof value !== want || (want === 'number' && !Number.isInteger(value))) {
+    throw new UsageError(`${file.path}: "${option.key}" must be a JSON ${want === 'number' ? 'whole number' : want}`);
+  }
+  return String(value);
+}
+
+/** Each option from its flag, else its environment variable, else the config file, else its default. */
+export function resolveServeConfig(flags: Record<string, unknown>, env: Record<string, string | undefined>, file: ConfigFile = NO_FILE): ServeConfig {
   const config: Record<string, unknown> = {};
+  const check = (option: OptionSpec, raw: string, source: string): unknown => {
+    const value = option.parse(raw);
+    if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}${option.secret ? '' : `, got "${raw}"`}`);
+    return value;
+  };
   for (const option of SERVE_OPTIONS) {
     const flag = flags[option.flag];
     const fromEnv = env[envName(option.flag)];
-    const [raw, source] =
-      typeof flag === 'string' || typeof flag === 'boolean' ? [String(flag), `--${option.flag}`] : fromEnv !== undefined ? [fromEnv, envName(option.flag)] : [option.fallback, `--${option.flag}`];
-    const value = option.parse(raw);
-    if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}${option.secret ? '' : `, got "${raw}"`}`);
-    config[option.key] = value;
+    // Every value in the file is checked, also one a flag overrides: the file must be right on its own.
+    const inFile = file.values[option.key] === undefined ? undefined : check(option, fromFile(option, file.values[option.key], file), `${file.path}: "${option.key}"`);
+    config[option.key] =
+      typeof flag === 'string' || typeof flag === 'boolean'
+        ? check(option, String(flag), `--${option.flag}`)
+        : fromEnv !== undefined
+          ? check(option, fromEnv, envName(option.flag))
+          : (inFile ?? check(option, option.fallback, `--${option.flag}`));
   }
   // Game servers hold the API key: it must not also open the admin API.
   if (config.adminToken !== '' && config.adminToken === config.apiKey) {
@@ -185,11 +235,27 @@ export function resolveServeConfig(flags: Record<string, unknown>, env: Record<s
   return config as unknown as ServeConfig;
 }
 
-/** The db path for user commands: --db, else MCAUTH_DB, else the default. */
-export function resolveDb(flag: unknown, env: Record<string, string | undefined>): string {
-  const db = typeof flag === 'string' ? flag : (env[envName('db')] ?? DEFAULT_DB);
-  if (db === '') throw new UsageError('--db must not be empty');
-  if (db === MEMORY_DB) throw new UsageError('user commands need a database file: :memory: is gone when the command ends');
+/** The settings with every secret that is set shown as ********: for --print-config and the log. */
+export function maskSecrets(config: ServeConfig): Record<string, unknown> {
+  const shown: Record<string, unknown> = { ...config };
+  for (const option of SERVE_OPTIONS) if (option.secret && shown[option.key] !== '') shown[option.key] = '********';
+  return shown;
+}
+
+/** The db path for the user and backup commands: --db, else MCAUTH_DB, else the config file, else the default. */
+export function resolveDb(flag: unknown, env: Record<string, string | undefined>, file: ConfigFile = NO_FILE): string {
+  const inFile = file.values.db;
+  const fromEnv = env[envName('db')];
+  const [db, source] =
+    typeof flag === 'string'
+      ? [flag, '--db']
+      : fromEnv !== undefined
+        ? [fromEnv, envName('db')]
+        : inFile !== undefined
+          ? [fromFile(SERVE_OPTIONS.find((o) => o.key === 'db')!, inFile, file), `${file.path}: "db"`]
+          : [DEFAULT_DB, '--db'];
+  if (db === '') throw new UsageError(`${source} must not be empty`);
+  if (db === MEMORY_DB) throw new UsageError('this command needs a database file: :memory: is gone when the command ends');
   return db;
 }
 

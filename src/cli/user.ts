@@ -9,7 +9,7 @@ import type { TextureChange, User } from '../store/store.ts';
 import { readNewPassword, type PasswordInput } from './password-input.ts';
 import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
 
-export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB):
+export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --config FILE for its db):
   user add NAME [--uuid UUID | --offline-uuid]
       adds a player; the password is prompted for, or read from the first line of standard input
   user passwd NAME        sets a new password and ends the player's sessions
@@ -21,7 +21,8 @@ export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB):
   user cape NAME FILE.png [--hd-textures]
       stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{sha256})`;
 
-const DB = { db: { type: 'string' } } as const;
+/** Where the database is: --db, or the db of a --config file. */
+const DB = { db: { type: 'string' }, config: { type: 'string' } } as const;
 
 /** The commands: how each parses its arguments and what it does with the service. */
 const COMMANDS = {
@@ -143,12 +144,19 @@ function describe(user: User): string {
 export type UserCommand = keyof typeof COMMANDS;
 
 /** Parses `user <command> ...`: the parsed line (with its --db) and how to run it. */
-export function parseUserCommand(argv: string[]): { line: CommandLine; run: (service: Service, stdin: PasswordInput, stderr: Writable) => Promise<string> } {
+export interface UserCommandLine {
+  line: CommandLine;
+  /** Whether the command may create the database: only `add`, the first thing done on a new host. */
+  creates: boolean;
+  run: (service: Service, stdin: PasswordInput, stderr: Writable) => Promise<string>;
+}
+
+export function parseUserCommand(argv: string[]): UserCommandLine {
   const [name, ...rest] = argv;
   if (name === undefined || !Object.hasOwn(COMMANDS, name)) {
     throw new UsageError(name === undefined ? 'user needs a command: add, passwd, remove, list, set, skin or cape' : `unknown user command "${name}"`);
   }
   const command = COMMANDS[name as UserCommand];
   const line = parseCommandLine(rest, command.options, [...command.positionals]);
-  return { line, run: (service, stdin, stderr) => command.run(service, line, stdin, stderr) };
+  return { line, creates: name === 'add', run: (service, stdin, stderr) => command.run(service, line, stdin, stderr) };
 }

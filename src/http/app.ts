@@ -10,8 +10,9 @@ import { nameList, requireObject, stringField } from './fields.ts';
 import { createAddressLimit } from './address-limit.ts';
 import { createKeyCheck } from './api-key.ts';
 import { adminRoutes } from './admin.ts';
-import { createRouter, pathOf, type Handler } from './router.ts';
+import { createRouter, pathOf, type Handler, type Match } from './router.ts';
 import { textureRoutes } from './textures.ts';
+import type { RequestRecord } from '../ops/metrics.ts';
 
 export interface AppOptions {
   basePath: string;
@@ -25,17 +26,52 @@ export interface AppOptions {
   hostsTextures: boolean;
   /** Where unexpected errors are reported; their details never reach the caller. */
   logError: (message: string, err: unknown) => void;
+  /** Called once a request is over (answered, or its client gone). */
+  onAnswered?: (request: AnsweredRequest) => void;
+  /** The text of GET /metrics; the route is absent without it. */
+  metrics?: () => Promise<string>;
 }
+
+/** A request that is over, for the log and the metrics; nothing in it comes from a body, header or query. */
+export interface AnsweredRequest extends RequestRecord {
+  method: string;
+  path: string;
+}
+
+/** The route of a request that matched none. */
+const UNMATCHED = 'unmatched';
+/** The status of a request whose client left before its answer was sent (nginx's number for it). */
+export const CLIENT_GONE = 499;
+/** The longest path a log line carries; the rest of a longer one is cut off. */
+const MAX_LOGGED_PATH = 200;
 
 const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, throttled: 429, busy: 503 };
 
-/** A POST handler: checks the type, parses the JSON body, hands it to `run`, answers with its result. */
-function post(run: (body: unknown, req: IncomingMessage) => Promise<unknown>): Record<string, Handler> {
+/** What became of requests whose endpoint has outcomes (logins, joins, hasJoined checks). */
+const outcomes = new WeakMap<ServerResponse, string>();
+
+/**
+ * A POST handler: checks the type, parses the JSON body, hands it to `run`, answers with its
+ * result; `outcome` names what the result means, for the log and the metrics.
+ */
+function post<T>(run: (body: unknown, req: IncomingMessage) => Promise<T>, outcome?: (result: T) => string): Record<string, Handler> {
   return {
     POST: async (req, res) => {
-      sendResult(res, await run(await readJson(req), req));
+      const result = await run(await readJson(req), req);
+      if (outcome) outcomes.set(res, outcome(result));
+      sendResult(res, result);
     },
   };
+}
+
+/** The outcome of a login, join or hasJoined call that failed. */
+function failedOutcome(route: string, err: unknown): string | undefined {
+  if (route !== '/auth' && route !== '/join' && route !== '/hasJoined') return undefined;
+  if (!(err instanceof ServiceError || err instanceof HttpError)) return 'error';
+  const kind = err instanceof ServiceError ? err.kind : err.status === 429 ? 'throttled' : 'invalid';
+  if (route === '/hasJoined') return kind === 'not_found' ? 'miss' : 'invalid';
+  if (route === '/join') return 'invalid';
+  return kind === 'unauthorized' ? 'bad_credentials' : kind === 'throttled' || kind === 'busy' ? kind : 'invalid';
 }
 
 /**
@@ -53,6 +89,15 @@ function drain(req: IncomingMessage): void {
   req.resume();
 }
 
+/** GET /metrics: Prometheus' text format. */
+function metricsHandler(render: () => Promise<string>): Handler {
+  return async (_req, res) => {
+    const text = await render();
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+    res.end(text);
+  };
+}
+
 export function createApp(service: Service, options: AppOptions): RequestListener {
   const perAddress = options.addressLoginLimit > 0 ? createAddressLimit(options.addressLoginLimit) : undefined;
   const route = createRouter(options.basePath, {
@@ -61,18 +106,32 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       const wait = perAddress?.(req.socket.remoteAddress ?? '', Date.now()) ?? 0;
       if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
       return service.login(stringField(b, 'login'), stringField(b, 'password'));
-    }),
-    '/join': post(async (body) => {
-      const b = requireObject(body);
-      return service.join(stringField(b, 'accessToken'), stringField(b, 'userUUID'), stringField(b, 'serverID'));
-    }),
+    }, () => 'ok'),
+    '/join': post(
+      async (body) => {
+        const b = requireObject(body);
+        return service.join(stringField(b, 'accessToken'), stringField(b, 'userUUID'), stringField(b, 'serverID'));
+      },
+      (joined) => (joined ? 'ok' : 'bad_token'),
+    ),
     '/hasJoined': post(async (body) => {
       const b = requireObject(body);
       return service.hasJoined(stringField(b, 'username'), stringField(b, 'serverID'));
-    }),
+    }, () => 'hit'),
     '/profile': post(async (body) => service.profile(stringField(requireObject(body), 'userUUID'))),
     '/profiles': post(async (body) => service.profiles(nameList(body))),
-    '/health': { GET: async (_req, res) => sendResult(res, { status: 'ok' }) },
+    '/health': {
+      GET: async (_req, res) => {
+        try {
+          await service.checkStore();
+        } catch (err) {
+          options.logError('health check: the database does not answer', err);
+          throw new HttpError(503, 'The database does not answer');
+        }
+        sendResult(res, { status: 'ok' });
+      },
+    },
+    ...(options.metrics ? { '/metrics': { GET: metricsHandler(options.metrics) } } : {}),
     ...textureRoutes(service),
     ...(options.adminToken === '' ? {} : adminRoutes(service, { hostsTextures: options.hostsTextures })),
   });
@@ -82,11 +141,13 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   const textures = `${options.basePath}/textures/`;
   const admin = `${options.basePath}/admin/`;
 
-  const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+  const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown): void => {
     // The path only: a query string may carry a secret.
     const where = `${req.method} ${pathOf(req)}`;
     const expected = err instanceof HttpError || err instanceof ServiceError;
     if (!expected) options.logError(`${where}: unexpected error`, err);
+    const outcome = failedOutcome(route, err);
+    if (outcome !== undefined) outcomes.set(res, outcome);
     if (req.socket.destroyed) return; // the client is gone: no one to answer
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();
@@ -99,8 +160,23 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     }
   };
 
+  const answered = options.onAnswered;
   return (req, res) => {
-    let found: ReturnType<typeof route>;
+    let found: Match | undefined;
+    if (answered) {
+      const started = performance.now();
+      res.once('close', () => {
+        const route = found?.route ?? UNMATCHED;
+        answered({
+          method: req.method ?? '',
+          path: pathOf(req).slice(0, MAX_LOGGED_PATH),
+          route,
+          status: res.writableFinished ? res.statusCode : CLIENT_GONE,
+          seconds: (performance.now() - started) / 1000,
+          outcome: outcomes.get(res),
+        });
+      });
+    }
     try {
       const path = pathOf(req);
       if (adminCheck && path.startsWith(admin)) {
@@ -112,9 +188,10 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       }
       found = route(req);
     } catch (err) {
-      return fail(req, res, err);
+      return fail(req, res, UNMATCHED, err);
     }
-    found.handler(req, res, found.params).catch((err: unknown) => fail(req, res, err));
+    const { handler, params, route: pattern } = found;
+    handler(req, res, params).catch((err: unknown) => fail(req, res, pattern, err));
   };
 }
 

@@ -28,6 +28,8 @@ export function queryOf(req: IncomingMessage): URLSearchParams {
 }
 
 interface Route {
+  /** As registered, without the base path: `/textures/:hash`. */
+  pattern: string;
   segments: string[];
   methods: Partial<Record<string, Handler>>;
 }
@@ -45,9 +47,16 @@ function match(route: Route, parts: string[]): Params | undefined {
   return params;
 }
 
+export interface Match {
+  handler: Handler;
+  params: Params;
+  /** The route's pattern, as registered. */
+  route: string;
+}
+
 /** Finds the handler (and its parameters) for a request, or throws the 404 or 405 to answer instead. */
-export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => { handler: Handler; params: Params } {
-  const table: Route[] = Object.entries(routes).map(([path, methods]) => ({ segments: (normalizeBasePath(basePath) + path).split('/'), methods }));
+export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => Match {
+  const table: Route[] = Object.entries(routes).map(([pattern, methods]) => ({ pattern, segments: (normalizeBasePath(basePath) + pattern).split('/'), methods }));
   return (req) => {
     const parts = pathOf(req).split('/');
     for (const route of table) {
@@ -59,7 +68,7 @@ export function createRouter(basePath: string, routes: Routes): (req: IncomingMe
         const allowed = Object.keys(route.methods).join(', ');
         throw new HttpError(405, `Method not allowed: use ${allowed}`, { allow: allowed });
       }
-      return { handler, params };
+      return { handler, params, route: route.pattern };
     }
     throw new HttpError(404, 'Unknown endpoint');
   };

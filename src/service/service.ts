@@ -16,7 +16,7 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
   return {
     /** Computes the dummy hash ahead, so the first unknown login is not slower than the rest. */
     warmUp: () => dummyHash().then(() => undefined),
-    /** Hashes running and waiting, for tests and (later) metrics. */
+    /** Hashes running and waiting, for the metrics. */
     hashLoad: () => ({ running: ctx.pool.running, waiting: ctx.pool.waiting }),
     login: (name: string, password: string) => login(ctx, name, password),
     join: (accessToken: string, userUUID: string, serverId: string) => join(ctx, accessToken, userUUID, serverId),
@@ -33,6 +33,8 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     revokeSessions: (who: string) => accounts.revokeSessions(ctx, who),
     findTexture: (hash: string) => store.findTexture(hash),
     countTextures: () => store.countTextures(),
+    /** Throws when the store cannot answer a query (for /health). */
+    checkStore: () => store.ping(),
     /** The public address of a player's skin or cape, hosted or external. */
     textureUrl: (url: string | null, hash: string | null) => textureUrl(url, hash, options.hostedBase),
   };

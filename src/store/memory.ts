@@ -131,6 +131,10 @@ export function createMemoryStore(): Store {
     async clearLoginFailures(name) {
       failures.delete(name.toLowerCase());
     },
+    async ping() {},
+    async backup() {
+      throw new Error('an in-memory store has no file to copy');
+    },
     async close() {},
   };
 }

@@ -69,6 +69,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
   let closed = false;
   const sql = (text: string): StatementSync => db.prepare(text);
   const q = {
+    ping: sql('SELECT 1 FROM users LIMIT 1'),
+    backup: sql('VACUUM INTO ?'),
     count: sql('SELECT count(*) AS n FROM users'),
     list: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key > ? ORDER BY name_key LIMIT ?`),
     byName: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key = ?`),
@@ -204,11 +206,24 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     async clearLoginFailures(name) {
       q.clearFailures.run(name.toLowerCase());
     },
+    async ping() {
+      q.ping.get();
+    },
+    async backup(target) {
+      // One read transaction: the copy is the database as of one moment, whatever others write meanwhile.
+      q.backup.run(target);
+    },
     async close() {
       // A flag of our own: DatabaseSync.isOpen exists only from Node 22.15.
       if (closed) return;
       closed = true;
-      db.close();
+      // Copies what the write-ahead log holds into the database file, without waiting for other
+      // processes; when this is the last connection, closing it finishes the job and removes the log.
+      try {
+        db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+      } finally {
+        db.close();
+      }
     },
   };
 }

@@ -81,5 +81,10 @@ export interface Store {
   /** Forgets the failures of `name`: its login succeeded. */
   clearLoginFailures(name: string): Promise<void>;
 
+  /** Reads from the database, throwing when it cannot: whether the store works right now. */
+  ping(): Promise<void>;
+  /** Writes a consistent copy of the whole database, taken while others may write, to a new file at `path`. */
+  backup(path: string): Promise<void>;
+
   close(): Promise<void>;
 }

@@ -69,7 +69,7 @@ test('refusals exit 1 with the reason on standard error', async () => {
     [['user', 'set', 'Bob', '--skin-url', 'ftp://x/y.png'], '', 'Invalid URL "ftp://x/y.png": use an http:// or https:// address\n'],
     [['user', 'set', 'Bob', '--cape-url', ''], '', 'Invalid URL "": use an http:// or https:// address\n'],
     [['user', 'passwd', '\u212Aate'], 'pw', 'No player named "\u212Aate"\n'],
-    [['user', 'add', 'Dave', '--db', join(dir, 'no', 'such', 'dir.db')], 'pw', `mcauth: cannot open the database "${join(dir, 'no', 'such', 'dir.db')}": unable to open database file\n`],
+    [['user', 'add', 'Dave', '--db', join(dir, 'no', 'such', 'dir.db')], 'pw', `mcauth: cannot open the database "${join(dir, 'no', 'such', 'dir.db')}": unable to open database file (its folder does not exist)\n`],
   ];
   for (const [argv, stdin, stderr] of cases) assert.deepEqual(await run(argv, stdin), { code: 1, stdout: '', stderr }, argv.join(' '));
   const bob = (await run(['user', 'list'])).stdout.split('\n')[0]!.split('  ')[1]!;
@@ -88,7 +88,7 @@ test('malformed command lines exit 2 and point to --help', async () => {
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['serve', '--port', 'x'], '--port must be a whole number from 0 to 65535, got "x"'],
     [['--colour'], 'unknown option --colour'],
-    [['user', 'list', '--db', ':memory:'], 'user commands need a database file: :memory: is gone when the command ends'],
+    [['user', 'list', '--db', ':memory:'], 'this command needs a database file: :memory: is gone when the command ends'],
   ];
   for (const [argv, message] of cases) assert.deepEqual(await run(argv), { code: 2, stdout: '', stderr: `mcauth: ${message} (see --help)\n` }, argv.join(' '));
 });

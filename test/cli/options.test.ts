@@ -25,6 +25,9 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     publicUrl: '',
     hdTextures: false,
     adminToken: '',
+    metrics: false,
+    logLevel: 'info',
+    shutdownTimeout: 10,
   });
 });
 

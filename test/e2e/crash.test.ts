@@ -4,11 +4,10 @@
 // added player exists, and SQLite's integrity check says ok.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join as pathJoin } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { addUser, runCli, tempDir, serverCommand, childEnv, timedPost } from '../helpers/process.ts';
-import type { ProcResult } from '../helpers/process.ts';
+import { addUser, runCli, tempDir, serverCommand, spawnListening, timedPost } from '../helpers/process.ts';
+import type { Listening, ProcResult } from '../helpers/process.ts';
 import { UUID_DASHED, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -16,40 +15,8 @@ const db = pathJoin(tmp.dir, 'crash.db');
 
 after(() => tmp.cleanup());
 
-interface Spawned {
-  child: ChildProcess;
-  port: number;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr: () => string;
-}
-
 /** Starts `server.js serve --port 0 ...args` and keeps the child, so the test can SIGKILL it. */
-function spawnServer(args: string[]): Promise<Spawned> {
-  const [cmd, ...pre] = serverCommand();
-  const child = spawn(cmd!, [...pre, 'serve', '--port', '0', ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
-  let out = '';
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return new Promise((ready, fail) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`server did not start in time\n${out}\n${err}`));
-    }, 15_000);
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      fail(new Error(`server exited (${code}) before listening\n${out}\n${err}`));
-    });
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /listening on http:\/\/\S+?:(\d+)/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      ready({ child, port: Number(m[1]), exited, stderr: () => err });
-    });
-  });
-}
-
+const spawnServer = (args: string[]): Promise<Listening> => spawnListening([...serverCommand(), 'serve', '--port', '0', ...args]);
 
 interface Player {
   name: string;
@@ -233,8 +200,7 @@ test('after SIGKILL under load, every acknowledged token, join and added player 
       [...cliNames, ...players.map((p) => p.name)],
     );
   } finally {
-    if (second.child.exitCode === null && second.child.signalCode === null) second.child.kill('SIGTERM');
-    await second.exited;
+    await second.stop();
   }
   assert.doesNotMatch(first.stderr() + second.stderr(), /unexpected error/);
 

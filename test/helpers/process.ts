@@ -1,6 +1,6 @@
 // Starts the built dist/server.js as a real process (on Node, or on Deno when
 // MCAUTH_TEST_RUNTIME=deno) and talks to it over HTTP. Every end-to-end test goes through here.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -100,6 +100,116 @@ export async function fetchReply(url: string, init: RequestInit = {}): Promise<R
   return { status: res.status, headers: res.headers, text, body };
 }
 
+/** How a child ended. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** When the exit was seen, on the test's clock (performance.now()). */
+  at: number;
+}
+
+/** A server process that has said where it listens. */
+export interface Listening {
+  child: ChildProcess;
+  /** The line that says where it listens. */
+  line: string;
+  host: string;
+  port: number;
+  exited: Promise<Exit>;
+  /** Whether the process has not ended yet. */
+  running: () => boolean;
+  stdout: () => string;
+  stderr: () => string;
+  /**
+   * Resolves on the first value `probe` finds in stdout (checked now and on each new output),
+   * rejects when it throws or after `ms`, naming `what`.
+   */
+  waitFor: <T>(what: string, probe: (stdout: string) => T | undefined, ms?: number) => Promise<T>;
+  /** SIGTERM (unless it has ended), then the exit. */
+  stop: () => Promise<Exit>;
+}
+
+const LISTEN_LINE = /listening on http:\/\/(\S+?):(\d+)/;
+const START_MS = 15_000;
+
+/**
+ * Spawns `command` (the whole command line) and resolves once stdout has the line that says
+ * where it listens; rejects when it exits first, or after 15 s (it is then killed).
+ */
+export function spawnListening(command: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Listening> {
+  const [cmd, ...args] = command;
+  const child = spawn(cmd!, args, { cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let ended = false;
+  const exited = new Promise<Exit>((r) =>
+    child.once('exit', (code, signal) => {
+      ended = true;
+      r({ code, signal, at: performance.now() });
+    }),
+  );
+  const running = (): boolean => !ended;
+  const stop = (): Promise<Exit> => {
+    if (running()) child.kill('SIGTERM');
+    return exited;
+  };
+  const waiters = new Set<() => void>();
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+    for (const w of waiters) w();
+  });
+  const waitFor = <T>(what: string, probe: (stdout: string) => T | undefined, ms = 15_000): Promise<T> =>
+    new Promise((found, fail) => {
+      const finish = (): void => {
+        waiters.delete(check);
+        clearTimeout(timer);
+      };
+      const check = (): void => {
+        let value: T | undefined;
+        try {
+          value = probe(out);
+        } catch (e) {
+          finish();
+          fail(e);
+          return;
+        }
+        if (value === undefined) return;
+        finish();
+        found(value);
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        fail(new Error(`no ${what} within ${ms} ms\nstdout:\n${out}\nstderr:\n${err}`));
+      }, ms);
+      waiters.add(check);
+      check();
+    });
+  return new Promise((ready, fail) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`server did not start in time\n${out}\n${err}`));
+    }, START_MS);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      fail(e);
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      fail(new Error(`server exited (${code}) before listening\n${out}\n${err}`));
+    });
+    const onOutput = (): void => {
+      const m = LISTEN_LINE.exec(out);
+      if (!m) return;
+      waiters.delete(onOutput);
+      clearTimeout(timer);
+      const line = out.split('\n').find((l) => l.includes('listening on')) ?? out;
+      ready({ child, line, host: m[1]!, port: Number(m[2]), exited, running, stdout: () => out, stderr: () => err, waitFor, stop });
+    };
+    waiters.add(onOutput);
+  });
+}
+
 export interface RawServer {
   /** The line that says where it listens. */
   line: string;
@@ -112,35 +222,9 @@ export interface RawServer {
 }
 
 /** Starts `server.js ...args` exactly as given and resolves on the line that says where it listens. */
-export function startRaw(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<RawServer> {
-  const [cmd, ...pre] = serverCommand();
-  const child = spawn(cmd!, [...pre, ...args], { cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const stop = (): Promise<number | null> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    return exited;
-  };
-  return new Promise((ready, fail) => {
-    const timer = setTimeout(() => {
-      void stop();
-      fail(new Error(`server did not start in time\n${out}\n${err}`));
-    }, 15_000);
-    exited.then((code) => {
-      clearTimeout(timer);
-      fail(new Error(`server exited (${code}) before listening\n${out}\n${err}`));
-    });
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /listening on http:\/\/(\S+?):(\d+)/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      const line = out.split('\n').find((l) => l.includes('listening on')) ?? out;
-      ready({ line, host: m[1]!, port: Number(m[2]), stdout: () => out, stderr: () => err, stop });
-    });
-  });
+export async function startRaw(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<RawServer> {
+  const s = await spawnListening([...serverCommand(), ...args], opts);
+  return { line: s.line, host: s.host, port: s.port, stdout: s.stdout, stderr: s.stderr, stop: async () => (await s.stop()).code };
 }
 
 export interface RunningServer extends RawServer {

@@ -7,6 +7,7 @@ import { resolveServeConfig } from '../../src/cli/options.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
 import { createMemoryStore } from '../../src/store/memory.ts';
 import { chunk, encodePng } from '../helpers/png.ts';
+import { silentLog } from '../helpers/log.ts';
 
 const TOKEN = 'admin-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -26,7 +27,7 @@ describe('admin API', () => {
 
   before(async () => {
     const config = { ...resolveServeConfig({}, {}), port: 0, db: ':memory:', basePath: '/mc', publicUrl: 'https://auth.example', adminToken: TOKEN, apiKey: 'api-key-0123456789' };
-    server = await startServer(config, createMemoryStore(), () => {});
+    server = await startServer(config, createMemoryStore(), silentLog());
     base = `http://127.0.0.1:${server.port}/mc`;
   });
   after(() => server.stop());
@@ -101,7 +102,7 @@ describe('admin API', () => {
 test('uploads need --public-url, and the server will not start without it once textures exist', async () => {
   const store = createMemoryStore();
   const config = { ...resolveServeConfig({}, {}), port: 0, db: ':memory:', adminToken: TOKEN };
-  const server = await startServer(config, store, () => {});
+  const server = await startServer(config, store, silentLog());
   try {
     await fetch(`http://127.0.0.1:${server.port}/admin/users`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Dave', password: 'pw' }) });
     const r = await fetch(`http://127.0.0.1:${server.port}/admin/users/dave/skin`, { method: 'PUT', headers: AUTH, body: new Uint8Array(encodePng(64, 64)) });
@@ -111,5 +112,5 @@ test('uploads need --public-url, and the server will not start without it once t
   }
   const dave = (await store.findUserByName('dave'))!;
   await store.setTextures(dave.id, { skinHash: 'h', upload: { hash: 'h', png: Buffer.from('x') } });
-  await assert.rejects(startServer(config, store, () => {}), /give --public-url/);
+  await assert.rejects(startServer(config, store, silentLog()), /give --public-url/);
 });

@@ -8,6 +8,7 @@ import { resolveServeConfig, type ServeConfig } from '../../src/cli/options.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
 import { createMemoryStore } from '../../src/store/memory.ts';
 import type { Store } from '../../src/store/store.ts';
+import { captureLog, silentLog } from '../helpers/log.ts';
 
 const CONFIG: ServeConfig = { ...resolveServeConfig({}, {}), port: 0, db: ':memory:', basePath: '/mc/', tokenTtl: 60, maxProfiles: 3 };
 
@@ -25,13 +26,14 @@ function call(port: number, method: string, path: string, body?: string | Buffer
 
 describe('HTTP layer', () => {
   let server: RunningServer;
-  const errors: string[] = [];
+  const captured = captureLog('error');
+  const errors = (): string[] => captured.lines().map((l) => l.msg);
   let store: Store;
   const post = (path: string, body: unknown) => call(server.port, 'POST', `/mc${path}`, typeof body === 'string' ? body : JSON.stringify(body));
 
   before(async () => {
     store = createMemoryStore();
-    server = await startServer(CONFIG, store, (message) => errors.push(message));
+    server = await startServer(CONFIG, store, captured.log);
   });
   after(() => server.stop());
 
@@ -126,7 +128,7 @@ describe('HTTP layer', () => {
   });
 
   test('a client that leaves mid-body is no error of the server: nothing is logged or written', async () => {
-    const logged = errors.length;
+    const logged = errors().length;
     await new Promise<void>((done) => {
       const socket = connect(server.port, '127.0.0.1', () => {
         socket.write('POST /mc/auth HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"login":"Al');
@@ -135,7 +137,7 @@ describe('HTTP layer', () => {
       socket.on('close', () => done());
     });
     await new Promise((r) => setTimeout(r, 100));
-    assert.equal(errors.length, logged, errors.join('\n'));
+    assert.equal(errors().length, logged, errors().join('\n'));
     assert.equal((await post('/profiles', ['x'])).status, 200, 'still serving');
   });
 
@@ -147,17 +149,53 @@ describe('HTTP layer', () => {
     try {
       const reply = await post('/profile', { userUUID: '00000000-0000-4000-8000-00000000000a' });
       assert.deepEqual([reply.status, reply.body], [500, { success: false, error: 'Internal server error' }]);
-      assert.deepEqual(errors, ['POST /mc/profile: unexpected error']);
+      assert.deepEqual(errors(), ['POST /mc/profile: unexpected error']);
+      const [line] = captured.lines();
+      assert.equal(line!.level, 50);
+      assert.match(line!.err.stack, /disk on fire\n\s+at /, 'the stack is in the log line');
     } finally {
       store.findUserById = broken;
     }
   });
+
+  // GET {base}/health: 200 {status:"ok"} while the store answers; a 503 envelope when its ping
+  // fails (a rejection or a throw), with the cause in the log at level 50 and not in the answer.
+  test('/health answers 503 with the envelope when the store does not answer, and logs why', async () => {
+    const health = () => call(server.port, 'GET', '/mc/health');
+    assert.deepEqual(await health(), { status: 200, type: 'application/json; charset=utf-8', allow: undefined, body: { success: true, result: { status: 'ok' } } });
+    const ping = store.ping;
+    const logged = captured.lines().length;
+    try {
+      store.ping = async () => {
+        throw new Error('database disk image is malformed');
+      };
+      const rejected = await health();
+      assert.deepEqual([rejected.status, rejected.type, rejected.body], [503, 'application/json; charset=utf-8', { success: false, error: 'The database does not answer' }]);
+      store.ping = () => {
+        throw new Error('the connection is not open');
+      };
+      const thrown = await health();
+      assert.deepEqual([thrown.status, thrown.body], [503, { success: false, error: 'The database does not answer' }]);
+      const lines = captured.lines().slice(logged);
+      assert.deepEqual(
+        lines.map((l) => [l.level, l.msg, l.err?.message]),
+        [
+          [50, 'health check: the database does not answer', 'database disk image is malformed'],
+          [50, 'health check: the database does not answer', 'the connection is not open'],
+        ],
+      );
+      assert.match(lines[0]!.err.stack, /database disk image is malformed\n\s+at /, 'the cause\'s stack is in the log');
+    } finally {
+      store.ping = ping;
+    }
+    assert.equal((await health()).status, 200, 'healthy again once the store answers');
+  });
 });
 
 test('the server refuses a port in use with a clear message', async () => {
-  const first = await startServer({ ...CONFIG, basePath: '' }, createMemoryStore(), () => {});
+  const first = await startServer({ ...CONFIG, basePath: '' }, createMemoryStore(), silentLog());
   try {
-    await assert.rejects(startServer({ ...CONFIG, port: first.port }, createMemoryStore(), () => {}), /cannot listen on 127\.0\.0\.1:\d+: the address is in use/);
+    await assert.rejects(startServer({ ...CONFIG, port: first.port }, createMemoryStore(), silentLog()), /cannot listen on 127\.0\.0\.1:\d+: the address is in use/);
   } finally {
     await first.stop();
   }
@@ -167,7 +205,7 @@ describe('HTTP layer with an API key', () => {
   const KEY = 'k'.repeat(20);
   let server: RunningServer;
   before(async () => {
-    server = await startServer({ ...CONFIG, basePath: '', apiKey: KEY, addressLoginLimit: 8 }, createMemoryStore(), () => {});
+    server = await startServer({ ...CONFIG, basePath: '', apiKey: KEY, addressLoginLimit: 8 }, createMemoryStore(), silentLog());
   });
   after(() => server.stop());
 

@@ -1,0 +1,28 @@
+// `backup FILE`: a consistent copy of the database, taken while the server may be writing.
+import { existsSync, linkSync, rmSync } from 'node:fs';
+import type { Store } from '../store/store.ts';
+
+export const BACKUP_HELP = `backup FILE [--db PATH | --config FILE]
+      writes a copy of the database to FILE, a new file; safe while the server runs`;
+
+export const BACKUP_OPTIONS = { db: { type: 'string' }, config: { type: 'string' } } as const;
+
+/**
+ * Copies the store to `target`. The copy is written beside it under a temporary name and linked
+ * to `target` when complete, so `target` is either absent or a whole database, never half of one.
+ */
+export async function backUp(store: Store, target: string): Promise<string> {
+  const exists = (): Error => new Error(`"${target}" exists already; a backup never overwrites a file`);
+  if (existsSync(target)) throw exists();
+  const partial = `${target}.partial-${process.pid}`;
+  try {
+    await store.backup(partial);
+    // A hard link, unlike a rename, fails when something (even a dangling link) took the name meanwhile.
+    linkSync(partial, target);
+  } catch (err) {
+    throw (err as NodeJS.ErrnoException).code === 'EEXIST' ? exists() : new Error(`cannot write the backup "${target}": ${(err as Error).message}`);
+  } finally {
+    rmSync(partial, { force: true });
+  }
+  return `Backed up the database to ${target}`;
+}

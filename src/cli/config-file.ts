@@ -1,0 +1,34 @@
+// --config FILE: the server's settings as one JSON object, keyed by the options' camelCase names.
+import { readFileSync } from 'node:fs';
+import { jsonShapeProblem } from '../json-shape.ts';
+import { SERVE_OPTIONS, type ConfigFile } from './options.ts';
+import { UsageError } from './usage.ts';
+
+const KEYS = new Set<string>(SERVE_OPTIONS.map((o) => o.key));
+
+/** Reads and checks the file: JSON, one object, only known keys (values are checked with the flags'). */
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read the config file "${path}": ${(err as Error).message}`);
+  }
+  // A byte-order mark, which some editors write, is no part of the JSON.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
+  const problem = jsonShapeProblem(text);
+  if (problem !== undefined) throw new UsageError(`the config file "${path}" ${problem}`);
+  let values: unknown;
+  try {
+    values = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`the config file "${path}" is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) {
+    throw new UsageError(`the config file "${path}" must hold one JSON object`);
+  }
+  for (const key of Object.keys(values)) {
+    if (!KEYS.has(key)) throw new UsageError(`${path}: unknown key "${key}" (keys are the options' names in camelCase, such as joinTtl)`);
+  }
+  return { path, values: values as Record<string, unknown> };
+}

@@ -1,0 +1,295 @@
+// The log on standard output: one JSON line an event in pino's shape (level 20/30/50, time in
+// ms, pid, msg). At debug, the settings in effect come first with secrets masked; a "listening on"
+// line; one "request" line a request with reqId, method, path (never the query string), status,
+// ms, and the outcome of /auth, /join and /hasJoined; on SIGTERM a "stopping" and a "stopped"
+// line. No secret ever reaches stdout or stderr: not a password (a login's, a failed login's, a
+// player added over the admin API), an access token, the API key (also when it came in the
+// URL's ?key=), nor the admin token. --log-level error writes failures only, silent nothing.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { join as pathJoin } from 'node:path';
+import { addUser, childEnv, fetchReply, freePort, serverCommand, startServer, tempDir } from '../helpers/process.ts';
+import type { RunningServer } from '../helpers/process.ts';
+import { assertFail, assertOk, sleep } from './util.ts';
+
+const tmp = tempDir();
+const db = pathJoin(tmp.dir, 'logs.db');
+// Secrets distinct from each other and from anything else the server could print.
+const KEY = 'logs-Api-Key-5f3a9c0e1d2b4a67';
+const ADMIN_TOKEN = 'logs-Admin-Token-8e1f0c2d9b7a';
+const ALICE_PW = 'alice-Pass-7Qx2Lw';
+const WRONG_PW = 'wrong-Pass-4Zk9Hd';
+const CAROL_PW = 'carol-Pass-3Vm8Tn';
+const BEARER = { authorization: `Bearer ${KEY}` };
+
+let aliceUuid = '';
+
+before(async () => {
+  aliceUuid = await addUser(db, 'Alice', ALICE_PW);
+});
+
+after(() => tmp.cleanup());
+
+/** Every line of a log, parsed; fails naming a line that is not a JSON object. */
+function parseLines(text: string): Record<string, any>[] {
+  assert.ok(text === '' || text.endsWith('\n'), 'the log ends with a whole line');
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      let parsed: unknown;
+      assert.doesNotThrow(() => (parsed = JSON.parse(l)), `not JSON: ${l}`);
+      assert.ok(typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed), `not an object: ${l}`);
+      return parsed as Record<string, any>;
+    });
+}
+
+/** Waits until `check` holds, up to `ms`; fails with `what` otherwise. */
+async function waitFor(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) assert.fail(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** POSTs JSON with extra headers. */
+const post = (s: RunningServer, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  s.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('a session at --log-level debug with an API key and an admin token', () => {
+  let stdout = '';
+  let stderr = '';
+  let code: number | null = null;
+  const tokens: string[] = [];
+  /** [method, path, status, outcome] of each request, in order. */
+  const sent: [string, string, number, string | undefined][] = [];
+
+  before(async () => {
+    const s = await startServer(['--db', db, '--log-level', 'debug', '--api-key', KEY, '--admin-token', ADMIN_TOKEN]);
+    try {
+      const good = await post(s, '/auth', { login: 'Alice', password: ALICE_PW }, BEARER);
+      tokens.push(assertOk(good).accessToken);
+      sent.push(['POST', '/auth', 200, 'ok']);
+
+      assertFail(await post(s, `/auth?key=${KEY}`, { login: 'Alice', password: WRONG_PW }), 401, 'Wrong login or password');
+      sent.push(['POST', '/auth', 401, 'bad_credentials']);
+
+      assert.equal(assertOk(await post(s, `/join?key=${KEY}`, { accessToken: tokens[0], userUUID: aliceUuid, serverID: 'logs-server' })), true);
+      sent.push(['POST', '/join', 200, 'ok']);
+
+      assertOk(await post(s, '/hasJoined', { username: 'Alice', serverID: 'logs-server' }, BEARER));
+      sent.push(['POST', '/hasJoined', 200, 'hit']);
+
+      assertOk(await post(s, `/profiles?x=1&key=${KEY}`, ['Alice']));
+      sent.push(['POST', '/profiles', 200, undefined]);
+
+      assertOk(await s.request('/admin/users', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }));
+      sent.push(['GET', '/admin/users', 200, undefined]);
+
+      assert.equal(assertOk(await post(s, '/admin/users', { name: 'Carol', password: CAROL_PW }, { authorization: `Bearer ${ADMIN_TOKEN}` })).name, 'Carol');
+      sent.push(['POST', '/admin/users', 200, undefined]);
+
+      tokens.push(assertOk(await post(s, '/auth', { login: 'Carol', password: CAROL_PW }, BEARER)).accessToken);
+      sent.push(['POST', '/auth', 200, 'ok']);
+
+      assertFail(await post(s, `/profiles?key=${KEY}-not`, ['Alice']), 401, 'Missing or wrong API key');
+      sent.push(['POST', '/profiles', 401, undefined]);
+    } finally {
+      code = await s.stop();
+    }
+    // The exit may be seen before the last output is read: wait for the last line.
+    await waitFor(() => s.stdout().includes('mcauth stopped'), 'the "stopped" line');
+    stdout = s.stdout();
+    stderr = s.stderr();
+  });
+
+  test('SIGTERM stops it with status 0', () => {
+    assert.equal(code, 0, stderr);
+  });
+
+  test('every line is a JSON object in pino\'s shape: level, time in ms, pid, msg', () => {
+    const lines = parseLines(stdout);
+    assert.ok(lines.length >= sent.length + 4, `settings, listening, requests, stopping, stopped:\n${stdout}`);
+    const pids = new Set(lines.map((l) => l.pid));
+    assert.equal(pids.size, 1, 'one pid');
+    for (const l of lines) {
+      assert.ok([20, 30, 50].includes(l.level), `level of ${JSON.stringify(l)}`);
+      assert.ok(Number.isInteger(l.time) && Math.abs(l.time - Date.now()) < 10 * 60_000, `time in ms since the epoch: ${JSON.stringify(l)}`);
+      assert.ok(Number.isInteger(l.pid) && l.pid > 0, `pid of ${JSON.stringify(l)}`);
+      assert.equal(typeof l.msg, 'string', `msg of ${JSON.stringify(l)}`);
+    }
+    const times = lines.map((l) => l.time);
+    assert.deepEqual(times, [...times].sort((a, b) => a - b), 'times never go back');
+  });
+
+  test('first the settings in effect at level 20, with the API key and admin token masked', () => {
+    const [first] = parseLines(stdout);
+    assert.equal(first!.level, 20);
+    assert.equal(first!.msg, 'settings in effect');
+    assert.equal(first!.settings.apiKey, '********');
+    assert.equal(first!.settings.adminToken, '********');
+    assert.equal(first!.settings.logLevel, 'debug');
+    assert.equal(first!.settings.db, db);
+  });
+
+  test('a "listening on" line, then one request line a request, then "stopping" and "stopped"', () => {
+    const lines = parseLines(stdout);
+    const listening = lines.findIndex((l) => /listening on http:\/\/127\.0\.0\.1:\d+/.test(l.msg));
+    assert.ok(listening > 0, 'a listening line after the settings');
+    assert.equal(lines[listening]!.level, 30);
+    const requests = lines.filter((l) => l.msg === 'request');
+    assert.equal(requests.length, sent.length, 'one line a request');
+    assert.ok(lines.indexOf(requests[0]!) > listening, 'requests after listening');
+    const [stopping, stopped] = lines.slice(-2);
+    assert.match(stopping!.msg, /^mcauth stopping on SIGTERM\b/);
+    assert.match(stopped!.msg, /^mcauth stopped\b/);
+    assert.deepEqual([stopping!.level, stopped!.level], [30, 30]);
+  });
+
+  test('request lines: reqId, method, path without the query, status, ms, and the outcome where there is one', () => {
+    const requests = parseLines(stdout).filter((l) => l.msg === 'request');
+    assert.deepEqual(
+      requests.map((l) => [l.method, l.path, l.status, l.outcome]),
+      sent,
+    );
+    for (const l of requests) {
+      assert.equal(l.level, 30);
+      assert.ok(Number.isInteger(l.reqId) && l.reqId > 0, `reqId of ${JSON.stringify(l)}`);
+      assert.equal(typeof l.ms, 'number');
+      assert.ok(l.ms >= 0 && l.ms < 60_000, `ms of ${JSON.stringify(l)}`);
+      assert.ok(!l.path.includes('?'), `no query string in ${l.path}`);
+      if (!['/auth', '/join', '/hasJoined'].includes(l.path)) assert.ok(!('outcome' in l), `no outcome on ${l.path}`);
+      const keys = Object.keys(l).filter((k) => !['level', 'time', 'pid', 'msg'].includes(k));
+      const expected = ['reqId', 'method', 'path', 'status', 'ms', ...('outcome' in l ? ['outcome'] : [])];
+      assert.deepEqual(keys.sort(), expected.sort(), 'nothing else: no body, no header');
+    }
+    assert.equal(new Set(requests.map((l) => l.reqId)).size, requests.length, 'reqIds are distinct');
+    assert.deepEqual(
+      requests.filter((l) => l.path === '/auth').map((l) => l.outcome),
+      ['ok', 'bad_credentials', 'ok'],
+    );
+  });
+
+  test('no secret appears in stdout or stderr: passwords, access tokens, API key, admin token', () => {
+    assert.equal(tokens.length, 2);
+    const secrets: Record<string, string> = {
+      'Alice\'s password': ALICE_PW,
+      'the failed login\'s password': WRONG_PW,
+      'the added player\'s password': CAROL_PW,
+      'Alice\'s access token': tokens[0]!,
+      'Carol\'s access token': tokens[1]!,
+      'the access token without dashes': tokens[0]!.replaceAll('-', ''),
+      'the API key': KEY,
+      'the admin token': ADMIN_TOKEN,
+    };
+    for (const [what, secret] of Object.entries(secrets)) {
+      assert.ok(!stdout.includes(secret), `${what} is in stdout`);
+      assert.ok(!stderr.includes(secret), `${what} is in stderr`);
+    }
+  });
+});
+
+test('--log-level info (the default): request lines, no debug line', async () => {
+  const s = await startServer(['--db', db]);
+  try {
+    assertFail(await s.post('/auth', { login: 'Alice', password: WRONG_PW }), 401, 'Wrong login or password');
+  } finally {
+    await s.stop();
+  }
+  await waitFor(() => s.stdout().includes('mcauth stopped'), 'the "stopped" line');
+  const lines = parseLines(s.stdout());
+  assert.deepEqual(lines.filter((l) => l.level === 20), [], 'no debug line');
+  assert.deepEqual(
+    lines.filter((l) => l.msg === 'request').map((l) => [l.path, l.status, l.outcome]),
+    [['/auth', 401, 'bad_credentials']],
+  );
+  assert.ok(!s.stdout().includes(WRONG_PW));
+});
+
+interface Spawned {
+  stdout: () => string;
+  stderr: () => string;
+  /** SIGTERM, then the exit status once stdout and stderr are closed. */
+  stop: () => Promise<number | null>;
+}
+
+/**
+ * Starts the server on a fixed free port (no "listening" line to read the port from at these
+ * levels) and resolves once GET /health answers.
+ */
+async function spawnOnPort(args: string[]): Promise<Spawned & { port: number }> {
+  const port = await freePort();
+  const [cmd, ...pre] = serverCommand();
+  const child = spawn(cmd!, [...pre, 'serve', '--port', String(port), ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  const stop = (): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    return closed;
+  };
+  const until = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null) assert.fail(`the server exited (${child.exitCode}):\n${out}\n${err}`);
+    try {
+      if ((await fetchReply(`http://127.0.0.1:${port}/health`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) {
+      await stop();
+      assert.fail(`the server did not answer /health in time:\n${out}\n${err}`);
+    }
+    await sleep(50);
+  }
+  return { port, stdout: () => out, stderr: () => err, stop };
+}
+
+/**
+ * Logs in, fails a login, asks for an unknown path, then leaves a request half-sent and stops
+ * the server with --shutdown-timeout 0, which cuts it off: a failure the log reports at level 50.
+ */
+async function sessionWithACutOff(s: Spawned & { port: number }): Promise<number | null> {
+  const url = `http://127.0.0.1:${s.port}`;
+  const postJson = (body: unknown) => fetchReply(`${url}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const socket = connect(s.port, '127.0.0.1');
+  socket.on('error', () => {});
+  let code: number | null;
+  try {
+    assertOk(await postJson({ login: 'Alice', password: ALICE_PW }));
+    assertFail(await postJson({ login: 'Alice', password: WRONG_PW }), 401, 'Wrong login or password');
+    assertFail(await fetchReply(`${url}/nope?key=${KEY}`), 404, 'Unknown endpoint');
+    await new Promise<void>((done) => socket.write('POST /auth HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"login":', () => done()));
+    // A request on another connection, answered after the half-sent one has arrived.
+    assert.equal((await fetchReply(`${url}/health`)).status, 200);
+    await sleep(100);
+  } finally {
+    code = await s.stop();
+    socket.destroy();
+  }
+  return code;
+}
+
+describe('quieter levels (a fixed port: there is no listening line to read it from)', () => {
+  test('--log-level error: no request or info line, only the failure, at level 50', async () => {
+    const s = await spawnOnPort(['--db', db, '--log-level', 'error', '--shutdown-timeout', '0']);
+    assert.equal(await sessionWithACutOff(s), 0, s.stderr());
+    const lines = parseLines(s.stdout());
+    assert.deepEqual(lines.filter((l) => l.msg === 'request'), [], 'no request line');
+    assert.equal(lines.length, 1, `only the failure:\n${s.stdout()}`);
+    assert.equal(lines[0]!.level, 50);
+    assert.match(lines[0]!.msg, /^mcauth cut off 1 request still in flight/);
+    assert.ok(!s.stdout().includes(ALICE_PW) && !s.stdout().includes(WRONG_PW));
+  });
+
+  test('--log-level silent: nothing at all on stdout, not even a failure', async () => {
+    const s = await spawnOnPort(['--db', db, '--log-level', 'silent', '--shutdown-timeout', '0']);
+    assert.equal(await sessionWithACutOff(s), 0, s.stderr());
+    assert.equal(s.stdout(), '');
+  });
+});
