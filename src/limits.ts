@@ -82,5 +82,8 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 10;
 /** While stopping, how often kept-alive connections are checked for having fallen idle (to be closed). */
 export const IDLE_SWEEP_MS = 50;
 
+/** Most --workers: far beyond any core count this is meant for; each worker holds its own memory. */
+export const MAX_WORKERS = 64;
+
 /** How long a connection waits for a database lock held by another process (the CLI, a worker). */
 export const BUSY_TIMEOUT_MS = 5000;

@@ -19,4 +19,8 @@ process.on('uncaughtException', (err) => {
 const { main } = await import('./cli/main.ts');
 const { stdin, stdout, stderr, env } = process;
 const code = await main(process.argv.slice(2), { stdin, stdout, stderr, env });
-if (code !== undefined) process.exitCode = code;
+if (code !== undefined) {
+  process.exitCode = code;
+  // A --workers worker that is done (it could not start): its channel to the primary would keep it alive.
+  if (process.connected) process.exit(code);
+}

@@ -8,10 +8,12 @@ import { createService } from '../service/service.ts';
 import { MEMORY_DB, openStore } from '../store/open.ts';
 import type { Synchronous } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
-import { createLogger } from '../ops/log.ts';
+import { createLogger, type Logger } from '../ops/log.ts';
+import { normalizeBasePath } from '../http/router.ts';
+import { isWorker, startWorkers } from './workers.ts';
 import { BACKUP_HELP, BACKUP_OPTIONS, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
-import { defaultServiceOptions, maskSecrets, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile } from './options.ts';
+import { defaultServiceOptions, maskSecrets, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP } from './user.ts';
 
@@ -104,10 +106,17 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
     return 0;
   }
   const log = createLogger(config.logLevel, io.stdout);
-  log.debug('settings in effect', { settings: maskSecrets(config) });
+  if (config.workers > 1 && !isWorker()) return runPrimary(config, log, io);
+  if (!isWorker()) log.debug('settings in effect', { settings: maskSecrets(config) });
   const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous }), log);
-  log.info(running.banner);
+  // With --workers, the primary says where they listen, once.
+  if (isWorker()) log.debug(`worker ${running.banner}`);
+  else log.info(running.banner);
+  let stopping = false;
   const stop = (signal: string): void => {
+    // A worker ignores a second signal: the primary relays the one its group may have had already.
+    if (stopping) return;
+    stopping = true;
     const n = running.inFlight();
     log.info(`mcauth stopping on ${signal}: accepting no new connections; ${n} ${n === 1 ? 'request' : 'requests'} in flight may take up to ${config.shutdownTimeout} s`);
     void running
@@ -119,9 +128,32 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
       .catch((err: unknown) => log.error('mcauth could not close the database cleanly', {}, err))
       .finally(() => process.exit(0));
   };
-  // A second signal while stopping ends the process at once (the default action).
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // A second signal while stopping ends the process at once (the default action); the primary
+  // of workers does that for them.
+  const listen = isWorker() ? process.on.bind(process) : process.once.bind(process);
+  listen('SIGTERM', stop);
+  listen('SIGINT', stop);
+  return undefined;
+}
+
+/** --workers above 1: checks the database (creating and migrating it) once, then starts the workers. */
+async function runPrimary(config: ServeConfig, log: Logger, io: Io): Promise<undefined> {
+  // Deno's node:cluster cannot fork; say so instead of failing obscurely.
+  if (process.versions.deno !== undefined) throw new UsageError('--workers above 1 needs node:cluster, which Deno does not provide; run one process a port instead');
+  if (config.db === MEMORY_DB) throw new UsageError('--workers above 1 need a database file: each worker would have an in-memory store of its own');
+  log.debug('settings in effect', { settings: maskSecrets(config) });
+  const store = await open(config.db, { create: true, synchronous: config.synchronous });
+  const users = await store.countUsers();
+  await store.close();
+  let port: number;
+  try {
+    port = await startWorkers(config.workers, log);
+  } catch (err) {
+    io.stderr.write(`mcauth: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  log.info(`mcauth listening on http://${host}:${port}${normalizeBasePath(config.basePath)} (${users} ${users === 1 ? 'user' : 'users'} in ${config.db}, ${config.workers} workers)`);
   return undefined;
 }
 

@@ -16,6 +16,7 @@ import {
   MIN_API_KEY_CHARS,
   MAX_PROFILES_CAP,
   MAX_TTL_SECONDS,
+  MAX_WORKERS,
 } from '../limits.ts';
 import type { ServiceOptions, Variant } from '../service/context.ts';
 import { MEMORY_DB } from '../store/open.ts';
@@ -51,6 +52,7 @@ export interface ServeConfig {
   metrics: boolean;
   logLevel: LogLevel;
   shutdownTimeout: number;
+  workers: number;
 }
 
 interface OptionSpec {
@@ -168,6 +170,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections at most', ...integer(1, 1_000_000) },
   { key: 'metrics', flag: 'metrics', arg: '', fallback: 'false', help: 'serves GET {base}/metrics in Prometheus\' format (behind --api-key when that is set)', ...flag },
   { key: 'logLevel', flag: 'log-level', arg: LOG_LEVELS.join('|'), fallback: 'info', help: 'info: a line a request; debug: also the settings at start; error: failures only', parse: oneOf(...LOG_LEVELS) },
+  {
+    key: 'workers',
+    flag: 'workers',
+    arg: 'N',
+    fallback: '1',
+    help: 'server processes sharing the port and the database (node:cluster; Node only), such as one a core',
+    ...integer(1, MAX_WORKERS),
+  },
   {
     key: 'shutdownTimeout',
     flag: 'shutdown-timeout',

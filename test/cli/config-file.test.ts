@@ -55,6 +55,7 @@ const EVERY_KEY: ServeConfig = {
   metrics: true,
   logLevel: 'debug',
   shutdownTimeout: 7,
+  workers: 3,
 };
 
 describe('readConfigFile', () => {

@@ -28,6 +28,7 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     metrics: false,
     logLevel: 'info',
     shutdownTimeout: 10,
+    workers: 1,
   });
 });
 

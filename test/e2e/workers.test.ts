@@ -1,0 +1,115 @@
+// --workers N: N processes (node:cluster) on one port and one database. A join recorded through
+// one worker is seen by hasJoined on another at once; a password change or a removal (by the
+// CLI, a process of its own) counts on every worker at once. Each request here opens a
+// connection of its own, which the cluster hands to the workers in turn, and the request log's
+// pid says which worker answered. On Deno, which has no node:cluster, --workers 2 is refused.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join as pathJoin } from 'node:path';
+import { addUser, runCli, RUNTIME, startServer, tempDir, timedPost } from '../helpers/process.ts';
+import type { RunningServer } from '../helpers/process.ts';
+import { sleep } from './util.ts';
+
+const tmp = tempDir();
+after(() => tmp.cleanup());
+
+const ROUNDS = 12;
+
+/** The pids that answered each request to `path` so far, from the request log. */
+function answeredBy(s: RunningServer, path: string): number[] {
+  return s
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.msg === 'request' && l.path === path)
+    .map((l) => l.pid as number);
+}
+
+describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (refusal tested below)' : false }, () => {
+  const db = pathJoin(tmp.dir, 'workers.db');
+  let s: RunningServer;
+  let uuid = '';
+
+  test('one listening line for the whole cluster, naming the workers', async () => {
+    uuid = await addUser(db, 'Walker', 'walk-pw');
+    s = await startServer(['--db', db, '--workers', '2']);
+    assert.match(s.line, /listening on http:\/\/127\.0\.0\.1:\d+ \(1 user in .*workers\.db, 2 workers\)/, s.line);
+    assert.equal(s.stdout().split('\n').filter((l) => l.includes('listening on')).length, 1, s.stdout());
+  });
+
+  // Rule: a join through one worker is seen by hasJoined on the other at once.
+  test('a join through one worker is seen by hasJoined on the other at once', async () => {
+    const auth = await timedPost(s.port, '/auth', { login: 'Walker', password: 'walk-pw' });
+    assert.equal(auth.status, 200, JSON.stringify(auth.body));
+    for (let i = 0; i < ROUNDS; i++) {
+      const serverID = `server-${i}`;
+      const joined = await timedPost(s.port, '/join', { accessToken: auth.body.result.accessToken, userUUID: uuid, serverID });
+      assert.deepEqual([joined.status, joined.body], [200, { success: true, result: true }]);
+      const seen = await timedPost(s.port, '/hasJoined', { username: 'Walker', serverID });
+      assert.equal(seen.status, 200, `round ${i}: ${JSON.stringify(seen.body)}`);
+      assert.equal(seen.body.result.userUUID, uuid);
+    }
+    await sleep(200); // the log is written a turn of the event loop later
+    const joins = answeredBy(s, '/join');
+    const checks = answeredBy(s, '/hasJoined');
+    assert.equal(new Set([...joins, ...checks]).size, 2, `both workers answered: ${joins} / ${checks}`);
+    // Connections go to the workers in turn, so a join and the check after it met different ones.
+    assert.ok(
+      joins.some((pid, i) => checks[i] !== undefined && checks[i] !== pid),
+      `no join was checked on the other worker: joins ${joins}, checks ${checks}`,
+    );
+  });
+
+  // Rule: a password change counts on every worker at once.
+  test('a password change by the CLI counts on every worker at once', async () => {
+    const r = await runCli(['user', 'passwd', 'Walker', '--db', db], { stdin: 'new-walk-pw\n' });
+    assert.equal(r.code, 0, r.stderr);
+    for (let i = 0; i < 4; i++) {
+      assert.equal((await timedPost(s.port, '/auth', { login: 'Walker', password: 'walk-pw' })).status, 401, `old password, try ${i}`);
+      assert.equal((await timedPost(s.port, '/auth', { login: 'Walker', password: 'new-walk-pw' })).status, 200, `new password, try ${i}`);
+    }
+    await sleep(200);
+    assert.equal(new Set(answeredBy(s, '/auth')).size, 2, 'both workers answered logins');
+  });
+
+  // Rule: a removal counts on every worker at once.
+  test('a removal by the CLI counts on every worker at once', async () => {
+    const r = await runCli(['user', 'remove', 'Walker', '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    for (let i = 0; i < 6; i++) {
+      const profile = await timedPost(s.port, '/profile', { userUUID: uuid });
+      assert.equal(profile.status, 404, `try ${i}: ${JSON.stringify(profile.body)}`);
+    }
+    await sleep(200);
+    assert.equal(new Set(answeredBy(s, '/profile')).size, 2, 'both workers answered');
+  });
+
+  // Rule: SIGTERM stops every worker gracefully, and the cluster exits 0.
+  test('SIGTERM stops the workers and the primary, exit 0', async () => {
+    assert.equal(await s.stop(), 0, s.stdout() + s.stderr());
+    assert.equal(s.stdout().split('\n').filter((l) => l.includes('mcauth stopped')).length, 3, s.stdout());
+  });
+
+  // Rule: a worker that cannot start fails the whole start (exit 1), instead of a restart loop.
+  test('a worker that cannot listen fails the start with status 1', async () => {
+    const r = await runCli(['serve', '--db', db, '--workers', '2', '--host', '192.0.2.1', '--port', '0'], { timeoutMs: 15_000 });
+    assert.equal(r.timedOut, false, 'it kept running');
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /cannot listen on 192\.0\.2\.1/);
+    assert.match(r.stderr, /a worker could not start/);
+  });
+
+  test('--workers needs a database file', async () => {
+    const r = await runCli(['serve', '--db', ':memory:', '--workers', '2', '--port', '0']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--workers above 1 need a database file/);
+  });
+});
+
+// Rule: on Deno, where node:cluster is missing, --workers above 1 is refused with a clear message.
+test('on Deno, --workers 2 is refused with status 2 and a clear message', { skip: RUNTIME === 'deno' ? false : 'runs on Deno only' }, async () => {
+  const r = await runCli(['serve', '--db', pathJoin(tmp.dir, 'deno.db'), '--workers', '2', '--port', '0']);
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.equal(r.stderr, 'mcauth: --workers above 1 needs node:cluster, which Deno does not provide; run one process a port instead (see --help)\n');
+});
