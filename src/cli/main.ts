@@ -105,7 +105,7 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
     io.stdout.write(`${JSON.stringify(maskSecrets(config), null, 2)}\n`);
     return 0;
   }
-  const log = createLogger(config.logLevel, io.stdout);
+  const log = createLogger(config.logLevel, io.stdout, { buffered: true });
   if (config.workers > 1 && !isWorker()) return runPrimary(config, log, io);
   if (!isWorker()) log.debug('settings in effect', { settings: maskSecrets(config) });
   const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous }), log);

@@ -24,7 +24,29 @@ function serializeError(err: unknown): LogFields {
   return err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { type: typeof err, message: String(err) };
 }
 
-export function createLogger(level: LogLevel, out: Writable, now: () => number = Date.now): Logger {
+/** Lines held before a buffered logger writes them at once, whatever the tick. */
+const MAX_BUFFERED_CHARS = 64 * 1024;
+
+/**
+ * A logger writing to `out`. A buffered one gathers the lines of one turn of the event loop
+ * into one write (one system call, not one a request), and writes what it holds when the
+ * process exits; a crash (SIGKILL) loses at most the lines of that turn.
+ */
+export function createLogger(level: LogLevel, out: Writable, { now = Date.now, buffered = false }: { now?: () => number; buffered?: boolean } = {}): Logger {
+  let held = '';
+  const flush = (): void => {
+    if (held === '') return;
+    const text = held;
+    held = '';
+    out.write(text);
+  };
+  if (buffered) process.once('exit', flush);
+  const emit = (line: string): void => {
+    if (!buffered) return void out.write(line);
+    if (held === '') setImmediate(flush);
+    held += line;
+    if (held.length > MAX_BUFFERED_CHARS) flush();
+  };
   const write = (at: keyof typeof PINO_LEVEL, msg: string, fields: LogFields = {}): void => {
     if (PINO_LEVEL[at] < THRESHOLD[level]) return;
     // The logger's own fields come first (as pino orders them), and a caller's never replace them.
@@ -32,7 +54,7 @@ export function createLogger(level: LogLevel, out: Writable, now: () => number =
     line.level = PINO_LEVEL[at];
     line.time = now();
     line.pid = process.pid;
-    out.write(`${JSON.stringify(line)}\n`);
+    emit(`${JSON.stringify(line)}\n`);
   };
   return {
     error: (msg, fields, err) => write('error', msg, err === undefined ? fields : { ...fields, err: serializeError(err) }),

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../../src/ops/log.ts';
 
 /** A logger at `level` whose clock reads `now`, and what it wrote, as chunks. */
-function capture(level: LogLevel, now = 1_700_000_000_123) {
+function capture(level: LogLevel, now = 1_700_000_000_123, buffered = false) {
   const chunks: string[] = [];
   const out = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -16,7 +16,7 @@ function capture(level: LogLevel, now = 1_700_000_000_123) {
       done();
     },
   });
-  const log = createLogger(level, out, () => now);
+  const log = createLogger(level, out, { now: () => now, buffered });
   const text = (): string => chunks.join('');
   const lines = (): Record<string, any>[] => text().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
   return { log, chunks, text, lines };
@@ -133,4 +133,22 @@ describe('createLogger', () => {
     assert.ok(!('err' in none!));
     assert.equal(none!.a, 1);
   });
+});
+
+// Rule: a buffered logger writes the lines of one turn of the event loop at once (one system
+// call, not one a request), soon after, and holds back no more than MAX_BUFFERED_CHARS.
+test('a buffered logger writes a turn\'s lines in one write, on the next turn, and early when they pile up', async () => {
+  const c = capture('info', 1, true);
+  c.log.info('one');
+  c.log.info('two');
+  assert.equal(c.chunks.length, 0, 'nothing written yet');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(c.chunks.length, 1, 'one write for both lines');
+  assert.deepEqual(c.lines().map((l) => l.msg), ['one', 'two']);
+  const big = 'x'.repeat(40 * 1024);
+  c.log.info(big);
+  c.log.info(big);
+  assert.equal(c.chunks.length, 2, 'more than 64 KiB held: written at once');
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(c.lines().map((l) => l.msg.length), [3, 3, big.length, big.length]);
 });
