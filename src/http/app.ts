@@ -54,10 +54,10 @@ const outcomes = new WeakMap<ServerResponse, string>();
  * A POST handler: checks the type, parses the JSON body, hands it to `run`, answers with its
  * result; `outcome` names what the result means, for the log and the metrics.
  */
-function post<T>(run: (body: unknown, req: IncomingMessage) => Promise<T>, outcome?: (result: T) => string): Record<string, Handler> {
+function post<T>(run: (body: unknown, req: IncomingMessage, res: ServerResponse) => Promise<T>, outcome?: (result: T) => string): Record<string, Handler> {
   return {
     POST: async (req, res) => {
-      const result = await run(await readJson(req), req);
+      const result = await run(await readJson(req), req, res);
       if (outcome) outcomes.set(res, outcome(result));
       sendResult(res, result);
     },
@@ -101,11 +101,14 @@ function metricsHandler(render: () => Promise<string>): Handler {
 export function createApp(service: Service, options: AppOptions): RequestListener {
   const perAddress = options.addressLoginLimit > 0 ? createAddressLimit(options.addressLoginLimit) : undefined;
   const route = createRouter(options.basePath, {
-    '/auth': post(async (body, req) => {
+    '/auth': post(async (body, req, res) => {
       const b = requireObject(body);
       const wait = perAddress?.(req.socket.remoteAddress ?? '', Date.now()) ?? 0;
       if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
-      return service.login(stringField(b, 'login'), stringField(b, 'password'));
+      // A login whose caller has left (it timed out in the queue) is not hashed for no one.
+      const left = new AbortController();
+      res.once('close', () => left.abort());
+      return service.login(stringField(b, 'login'), stringField(b, 'password'), left.signal);
     }, () => 'ok'),
     '/join': post(
       async (body) => {

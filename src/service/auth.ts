@@ -29,13 +29,19 @@ export function dummyHash(): Promise<string> {
   return dummy;
 }
 
-export async function login(ctx: Context, name: string, password: string): Promise<AuthResult> {
+/**
+ * Checks the password and issues a token. `callerLeft` aborts when the caller is gone: a login
+ * still waiting for its hash slot then gives the slot up without hashing (counted as a failed
+ * attempt, as it was before the wait).
+ */
+export async function login(ctx: Context, name: string, password: string, callerLeft?: AbortSignal): Promise<AuthResult> {
   // Over a limit: refused before any work, and not counted as a failed login.
   requirePlayerName('login', name);
   requirePasswordSize(password);
   const slot = await admitLoginAttempt(ctx, name);
   try {
     await slot.ready;
+    if (callerLeft?.aborted) throw new ServiceError('busy', 'The caller left before its login was checked');
     const user = await ctx.store.findUserByName(name);
     const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !matches) throw new ServiceError('unauthorized', BAD_CREDENTIALS);

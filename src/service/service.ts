@@ -18,7 +18,7 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     warmUp: () => dummyHash().then(() => undefined),
     /** Hashes running and waiting, for the metrics. */
     hashLoad: () => ({ running: ctx.pool.running, waiting: ctx.pool.waiting }),
-    login: (name: string, password: string) => login(ctx, name, password),
+    login: (name: string, password: string, callerLeft?: AbortSignal) => login(ctx, name, password, callerLeft),
     join: (accessToken: string, userUUID: string, serverId: string) => join(ctx, accessToken, userUUID, serverId),
     hasJoined: (username: string, serverId: string) => hasJoined(ctx, username, serverId),
     profile: (userUUID: string) => profile(ctx, userUUID),

@@ -251,3 +251,43 @@ describe('HTTP layer with an API key', () => {
     assert.equal((await call(server.port, 'POST', `/profiles?key=${KEY}`, '[]')).status, 200, 'only /auth is limited');
   });
 });
+
+// Rule: /auth gives up a login whose client closed the connection while it waited for a hash
+// slot: no scrypt work for an answer no one will read.
+test('a login whose client left while it waited for a hash slot is not hashed', async () => {
+  const store = createMemoryStore();
+  const server = await startServer({ ...CONFIG, basePath: '', hashConcurrency: 1, hashQueue: 8, metrics: true }, store, silentLog());
+  try {
+    const { createService } = await import('../../src/service/service.ts');
+    const { defaultServiceOptions } = await import('../../src/cli/options.ts');
+    await createService(store, defaultServiceOptions()).addUser({ name: 'Alice', password: 'right' });
+    let lookups = 0;
+    const find = store.findUserByName.bind(store);
+    store.findUserByName = (name) => {
+      lookups++;
+      return find(name);
+    };
+    const body = '{"login":"Alice","password":"right"}';
+    const kept = call(server.port, 'POST', '/auth', body, { 'content-type': 'application/json' });
+    // Three more that queue behind it, whose clients leave at once.
+    await Promise.all(
+      [1, 2, 3].map(
+        () =>
+          new Promise<void>((done) => {
+            const socket = connect(server.port, '127.0.0.1', () => {
+              socket.write(`POST /auth HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+              setTimeout(() => socket.destroy(), 20);
+            });
+            socket.on('close', () => done());
+          }),
+      ),
+    );
+    assert.equal((await kept).status, 200);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(lookups, 1, 'only the login whose client stayed was hashed');
+    const metrics = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+    assert.match(metrics, /^http_requests_total\{route="\/auth",status="499"\} 3$/m, 'the three abandoned logins count as left (499)');
+  } finally {
+    await server.stop();
+  }
+});

@@ -111,3 +111,22 @@ test('a throttled name gets its 429 even while the pool is full, and a busy refu
   for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' }, 'the busy refusals counted nothing');
   assert.deepEqual(service.hashLoad(), { running: 0, waiting: 0 });
 });
+
+// Rule: a login whose caller left while it waited for a hash slot gives the slot up unhashed
+// (a restart's flood of logins that time out costs no scrypt work), and counts as an attempt.
+test('a login whose caller left while it waited is dropped without hashing', async () => {
+  const { store, service } = setup({ hashConcurrency: 1, hashQueue: 4 });
+  await service.addUser({ name: 'Alice', password: 'right' });
+  const before = store.lookups;
+  const running = service.login('alice', 'right');
+  const left = new AbortController();
+  const waiting = service.login('alice', 'right', left.signal);
+  const staying = service.login('alice', 'right', new AbortController().signal);
+  assert.deepEqual(service.hashLoad(), { running: 1, waiting: 2 });
+  left.abort();
+  await assert.rejects(waiting, { kind: 'busy', message: 'The caller left before its login was checked' });
+  await running;
+  await staying;
+  assert.equal(store.lookups, before + 2, 'the abandoned login read no hash and computed none');
+  assert.deepEqual(service.hashLoad(), { running: 0, waiting: 0 });
+});
