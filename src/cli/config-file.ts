@@ -22,7 +22,10 @@ export function readConfigFile(path: string): ConfigFile {
   try {
     values = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`the config file "${path}" is not valid JSON: ${(err as Error).message}`);
+    // Only where: the runtime's message quotes the text around the error, which may be a secret.
+    const at = /position (\d+)/.exec((err as Error).message);
+    const where = at ? ` (at line ${text.slice(0, Number(at[1])).split('\n').length})` : '';
+    throw new UsageError(`the config file "${path}" is not valid JSON${where}`);
   }
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
     throw new UsageError(`the config file "${path}" must hold one JSON object`);

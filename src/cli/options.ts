@@ -224,7 +224,9 @@ export function resolveServeConfig(flags: Record<string, unknown>, env: Record<s
   };
   for (const option of SERVE_OPTIONS) {
     const flag = flags[option.flag];
-    const fromEnv = env[envName(option.flag)];
+    // An empty variable is a value (an empty --base-path), except for a secret: a blank line in
+    // an environment file must not switch off the key the config file sets.
+    const fromEnv = option.secret && env[envName(option.flag)] === '' ? undefined : env[envName(option.flag)];
     // Every value in the file is checked, also one a flag overrides: the file must be right on its own.
     const inFile = file.values[option.key] === undefined ? undefined : check(option, fromFile(option, file.values[option.key], file), `${file.path}: "${option.key}"`);
     config[option.key] =

@@ -92,7 +92,7 @@ describe('readConfigFile', () => {
       const path = configPath(text);
       assert.throws(
         () => readConfigFile(path),
-        (err: Error) => err instanceof UsageError && err.message.startsWith(`the config file "${path}" is not valid JSON: `),
+        (err: Error) => err instanceof UsageError && new RegExp(`^the config file "${path}" is not valid JSON( \\(at line \\d+\\))?$`).test(err.message),
         JSON.stringify(text),
       );
     }
@@ -103,6 +103,20 @@ describe('readConfigFile', () => {
   test('refuses a key given twice, naming it', () => {
     const path = configPath('{"port": 1, "port": 70000}');
     assert.throws(() => readConfigFile(path), { name: 'UsageError', message: `the config file "${path}" has the key "port" twice` });
+  });
+
+  // Rule: a syntax error is reported by line, never by quoting the text: it may be a secret.
+  test('a syntax error names the line, and no part of the text around it', () => {
+    const secret = 's3cretKEYs3cretKEY';
+    const path = configPath(`{\n  "port": 8080,\n  "adminToken": '${secret}'\n}`);
+    assert.throws(() => readConfigFile(path), (err: Error) => {
+      assert.ok(!err.message.includes('s3cret') && !err.message.includes('KEY'), err.message);
+      assert.equal(err.message.replace(' (at line 3)', ''), `the config file "${path}" is not valid JSON`);
+      return true;
+    });
+    // Where the runtime gives a position, the line is named.
+    const trailing = configPath('{\n  "port": 8080,\n}');
+    assert.throws(() => readConfigFile(trailing), { message: `the config file "${trailing}" is not valid JSON (at line 3)` });
   });
 
   // Rule: a byte-order mark (which some editors write) is no part of the JSON.
@@ -161,6 +175,14 @@ describe('resolveServeConfig with a file', () => {
   });
 
   // Rule: the environment's value is the one checked when it wins; the file does not rescue it.
+  // Rule: an empty secret variable (a blank line in an environment file) is no value: it must
+  // not switch off the key the file sets. Other empty variables are values.
+  test('an empty MCAUTH_API_KEY or MCAUTH_ADMIN_TOKEN leaves the file\'s secret in force', () => {
+    const file = config({ apiKey: API_KEY, adminToken: ADMIN_TOKEN });
+    const settings = resolveServeConfig({}, { MCAUTH_API_KEY: '', MCAUTH_ADMIN_TOKEN: '' }, file);
+    assert.deepEqual([settings.apiKey, settings.adminToken], [API_KEY, ADMIN_TOKEN]);
+  });
+
   // Rule: the file must be right on its own: a bad value in it is refused even where a flag or
   // the environment overrides it (else it would break the day the override goes).
   test('an invalid file value is refused also when a flag or the environment overrides it', () => {
