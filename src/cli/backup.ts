@@ -1,5 +1,5 @@
 // `backup FILE`: a consistent copy of the database, taken while the server may be writing.
-import { existsSync, linkSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, openSync, rmSync } from 'node:fs';
 import type { Store } from '../store/store.ts';
 
 export const BACKUP_HELP = `backup FILE [--db PATH | --config FILE]
@@ -16,6 +16,9 @@ export async function backUp(store: Store, target: string): Promise<string> {
   if (existsSync(target)) throw exists();
   const partial = `${target}.partial-${process.pid}`;
   try {
+    // Made empty first, readable by its owner only: the copy holds every password hash.
+    // (VACUUM INTO writes into an empty file and keeps its mode.)
+    closeSync(openSync(partial, 'wx', 0o600));
     await store.backup(partial);
     // A hard link, unlike a rename, fails when something (even a dangling link) took the name meanwhile.
     linkSync(partial, target);

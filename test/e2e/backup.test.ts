@@ -203,6 +203,15 @@ const smallDb = async (): Promise<string> => {
   return small;
 };
 
+// Rule: the copy holds every password hash: it is readable by its owner only, whatever the umask.
+test('the backup file is readable by its owner only', async () => {
+  const db = await smallDb();
+  const target = pathJoin(tmp.dir, 'private-copy.db');
+  const r = await runCli(['backup', target, '--db', db]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(statSync(target).mode & 0o777, 0o600);
+});
+
 // Rule: a backup never overwrites a file: an existing FILE is refused with status 1 and a
 // message saying it exists, and its bytes stay as they were.
 test('backup refuses a FILE that exists: status 1, the file untouched', async () => {
