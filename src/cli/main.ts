@@ -66,6 +66,10 @@ function openHint(db: string): string {
  */
 async function open(db: string, { create, synchronous }: { create: boolean; synchronous?: Synchronous }): Promise<Store> {
   if (!create && db !== MEMORY_DB && !existsSync(db)) throw new Error(`there is no database at "${db}"`);
+  // SQLite takes an empty file for a new database; here it is more likely a copy that failed.
+  if (db !== MEMORY_DB && existsSync(db) && statSync(db).isFile() && statSync(db).size === 0) {
+    throw new Error(`cannot open the database "${db}": the file is empty (a copy that failed?); remove it to start a new database`);
+  }
   try {
     return await openStore(db, synchronous);
   } catch (err) {

@@ -64,6 +64,17 @@ const CASES: BadDb[] = [
     readersOnly: true,
   },
   {
+    // SQLite would take an empty file for a new database: more likely it is a copy that failed.
+    what: 'an empty file',
+    make: (dir) => {
+      const path = pathJoin(dir, 'empty.db');
+      writeFileSync(path, '');
+      return path;
+    },
+    reason: /the file is empty \(a copy that failed\?\); remove it to start a new database/,
+    after: (path) => assert.equal(statSync(path).size, 0),
+  },
+  {
     what: 'a directory',
     make: (dir) => {
       const path = pathJoin(dir, 'a-folder.db');
