@@ -117,9 +117,15 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   if (isWorker()) log.debug(`worker ${running.banner}`);
   else log.info(running.banner);
   let stopping = false;
-  const stop = (signal: string): void => {
-    // A worker ignores a second signal: the primary relays the one its group may have had already.
-    if (stopping) return;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      // A worker ignores a second signal: the primary relays the one its group may have had already.
+      if (isWorker()) return;
+      // Otherwise a second signal (of either kind) ends the process at once, by the signal's own action.
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+      return;
+    }
     stopping = true;
     const n = running.inFlight();
     log.info(`mcauth stopping on ${signal}: accepting no new connections; ${n} ${n === 1 ? 'request' : 'requests'} in flight may take up to ${config.shutdownTimeout} s`);
@@ -132,11 +138,8 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
       .catch((err: unknown) => log.error('mcauth could not close the database cleanly', {}, err))
       .finally(() => process.exit(0));
   };
-  // A second signal while stopping ends the process at once (the default action); the primary
-  // of workers does that for them.
-  const listen = isWorker() ? process.on.bind(process) : process.once.bind(process);
-  listen('SIGTERM', stop);
-  listen('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   return undefined;
 }
 

@@ -376,19 +376,21 @@ test('--shutdown-timeout 1: a request that never completes is cut off after abou
 
 // Rule: a second signal while the server stops ends it at once (the signal's default action),
 // without waiting out the shutdown timeout.
-test('a second SIGTERM during the stop ends the process at once', { timeout: 60_000 }, async () => {
-  const db = pathJoin(tmp.dir, 'twice.db');
-  await addUser(db, 'Twice', 'twice-pw');
-  await withServer(['--db', db], async (s, raw) => {
-    await startSlowLogin(raw, 'Twice', 'twice-pw');
+for (const [first, second] of [['SIGTERM', 'SIGTERM'], ['SIGTERM', 'SIGINT']] as const) {
+  test(`${first} then ${second} during the stop ends the process at once`, { timeout: 60_000 }, async () => {
+    const db = pathJoin(tmp.dir, `twice-${second}.db`);
+    await addUser(db, 'Twice', 'twice-pw');
+    await withServer(['--db', db], async (s, raw) => {
+      await startSlowLogin(raw, 'Twice', 'twice-pw');
 
-    s.child.kill('SIGTERM');
-    await s.waitForLog(/^mcauth stopping on SIGTERM:/);
-    await sleep(200);
-    assert.ok(s.running(), 'the first signal should leave the server waiting for the request in flight');
-    const exit = await signalAndExit(s, 'SIGTERM');
-    assertExit(s, exit, { code: null, signal: 'SIGTERM' });
-    assert.ok(exit.ms < 3000, `the second signal took ${Math.round(exit.ms)} ms to end the process`);
-    assert.equal(stopLines(s, 'SIGTERM').stopped.length, 0, 'a killed server does not say it stopped');
+      s.child.kill(first);
+      await s.waitForLog(new RegExp(`^mcauth stopping on ${first}:`));
+      await sleep(200);
+      assert.ok(s.running(), 'the first signal should leave the server waiting for the request in flight');
+      const exit = await signalAndExit(s, second);
+      assertExit(s, exit, { code: null, signal: second });
+      assert.ok(exit.ms < 3000, `the second signal took ${Math.round(exit.ms)} ms to end the process`);
+      assert.equal(stopLines(s, first).stopped.length, 0, 'a killed server does not say it stopped');
+    });
   });
-});
+}
