@@ -148,6 +148,8 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io): Promise<und
   // Deno's node:cluster cannot fork; say so instead of failing obscurely.
   if (process.versions.deno !== undefined) throw new UsageError('--workers above 1 needs node:cluster, which Deno does not provide; run one process a port instead');
   if (config.db === MEMORY_DB) throw new UsageError('--workers above 1 need a database file: each worker would have an in-memory store of its own');
+  // A scrape would reach one worker or another, and its counters would jump between theirs.
+  if (config.metrics) throw new UsageError('--metrics cannot be used with --workers above 1: each scrape would count one worker of several');
   log.debug('settings in effect', { settings: maskSecrets(config) });
   const store = await open(config.db, { create: true, synchronous: config.synchronous });
   const users = await store.countUsers();

@@ -100,6 +100,13 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
     assert.match(r.stderr, /a worker could not start/);
   });
 
+  // Rule: --metrics with several workers is refused: a scrape would count one worker of several.
+  test('--metrics with --workers 2 is refused', async () => {
+    const r = await runCli(['serve', '--db', db, '--workers', '2', '--metrics', '--port', '0']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--metrics cannot be used with --workers above 1/);
+  });
+
   test('--workers needs a database file', async () => {
     const r = await runCli(['serve', '--db', ':memory:', '--workers', '2', '--port', '0']);
     assert.equal(r.code, 2, r.stderr);
