@@ -31,8 +31,8 @@ export function dummyHash(): Promise<string> {
 
 /**
  * Checks the password and issues a token. `callerLeft` aborts when the caller is gone: a login
- * still waiting for its hash slot then gives the slot up without hashing (counted as a failed
- * attempt, as it was before the wait).
+ * still waiting for its hash slot then gives the slot up without hashing, and its attempt is
+ * taken back from the throttle's count.
  */
 export async function login(ctx: Context, name: string, password: string, callerLeft?: AbortSignal): Promise<AuthResult> {
   // Over a limit: refused before any work, and not counted as a failed login.
@@ -41,7 +41,12 @@ export async function login(ctx: Context, name: string, password: string, caller
   const slot = await admitLoginAttempt(ctx, name);
   try {
     await slot.ready;
-    if (callerLeft?.aborted) throw new ServiceError('busy', 'The caller left before its login was checked');
+    if (callerLeft?.aborted) {
+      // Never checked, so it reveals nothing: it must not count toward the throttle either, or
+      // a launcher that times out and retries in a login flood would throttle its own player.
+      await ctx.store.uncountLoginFailure(name);
+      throw new ServiceError('busy', 'The caller left before its login was checked');
+    }
     const user = await ctx.store.findUserByName(name);
     const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !matches) throw new ServiceError('unauthorized', BAD_CREDENTIALS);

@@ -131,6 +131,10 @@ export function createMemoryStore(): Store {
     async clearLoginFailures(name) {
       failures.delete(name.toLowerCase());
     },
+    async uncountLoginFailure(name) {
+      const f = failures.get(name.toLowerCase());
+      if (f && f.failures > 0) f.failures--;
+    },
     async ping() {},
     async backup() {
       throw new Error('an in-memory store has no file to copy');

@@ -110,6 +110,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     setFailures: sql('INSERT OR REPLACE INTO login_failures (name_key, failures, last_at) VALUES (?, ?, ?)'),
     forgetFailures: sql('DELETE FROM login_failures WHERE last_at < ?'),
     clearFailures: sql('DELETE FROM login_failures WHERE name_key = ?'),
+    uncountFailure: sql('UPDATE login_failures SET failures = failures - 1 WHERE name_key = ? AND failures > 0'),
     findJoin: sql(
       `SELECT ${USER_COLUMNS} FROM users JOIN joins ON joins.user_id = users.id
        WHERE users.name_key = ? AND joins.server_id = ? AND joins.joined_at > ?`,
@@ -205,6 +206,9 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     },
     async clearLoginFailures(name) {
       q.clearFailures.run(name.toLowerCase());
+    },
+    async uncountLoginFailure(name) {
+      q.uncountFailure.run(name.toLowerCase());
     },
     async ping() {
       q.ping.get();

@@ -80,6 +80,8 @@ export interface Store {
   beginLoginAttempt(name: string, now: number, forgetBefore: number, throttledUntil: (f: LoginFailures) => number): Promise<number>;
   /** Forgets the failures of `name`: its login succeeded. */
   clearLoginFailures(name: string): Promise<void>;
+  /** Takes back one counted failure of `name` (an attempt that was never checked). */
+  uncountLoginFailure(name: string): Promise<void>;
 
   /** Reads from the database, throwing when it cannot: whether the store works right now. */
   ping(): Promise<void>;

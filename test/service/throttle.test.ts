@@ -130,3 +130,20 @@ test('a login whose caller left while it waited is dropped without hashing', asy
   assert.equal(store.lookups, before + 2, 'the abandoned login read no hash and computed none');
   assert.deepEqual(service.hashLoad(), { running: 0, waiting: 0 });
 });
+
+// Rule: an abandoned login counts nothing toward the throttle: a launcher that times out and
+// retries during a login flood must not throttle its own player.
+test('abandoned logins do not count toward the throttle', async () => {
+  const { service } = setup({ hashConcurrency: 1, hashQueue: 8 });
+  await service.addUser({ name: 'Alice', password: 'right' });
+  for (let i = 0; i < 4; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
+  const holding = service.login('bob', 'x');
+  const left = new AbortController();
+  const abandoned = service.login('alice', 'right', left.signal);
+  left.abort();
+  await assert.rejects(holding, { kind: 'unauthorized' });
+  await assert.rejects(abandoned, { kind: 'busy' });
+  // 4 real failures only (5 are free): a 5th wrong password is checked, and only then the 6th throttled.
+  await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
+  await assert.rejects(service.login('alice', 'wrong'), { kind: 'throttled' });
+});

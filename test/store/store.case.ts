@@ -138,6 +138,13 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       await store.clearLoginFailures('ALICE');
       await store.beginLoginAttempt('alice', 1002, 0, rule);
       assert.deepEqual(seen.at(-1), { failures: 0, lastAt: 0 }, 'cleared');
+      await store.beginLoginAttempt('alice', 1003, 0, rule);
+      await store.uncountLoginFailure('ALICE');
+      await store.beginLoginAttempt('alice', 1004, 0, rule);
+      assert.deepEqual(seen.at(-1), { failures: 1, lastAt: 1003 }, 'one of the two attempts taken back');
+      await store.uncountLoginFailure('nobody');
+      await store.beginLoginAttempt('nobody', 1005, 0, rule);
+      assert.deepEqual(seen.at(-1), { failures: 0, lastAt: 0 }, 'taking back from no count leaves none');
     });
 
     test('deleting a user takes its tokens and join along', async () => {
