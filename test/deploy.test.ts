@@ -223,6 +223,11 @@ describe('deploy/nginx.conf', () => {
   });
 
   // Rule: the client's address and scheme are passed on.
+  // Rule: the metrics are for a scraper on the host, never passed through to the internet.
+  test('answers /metrics itself with a 404 instead of passing it on', () => {
+    assert.match(NGINX, /location = \/metrics \{[^}]*return 404 '\{"success":false,"error":"Unknown endpoint"\}';\s*\}/);
+  });
+
   test('passes X-Forwarded-For and X-Forwarded-Proto', () => {
     const headers = new Map(named('proxy_set_header').map(([k, v]) => [k!.toLowerCase(), v]));
     assert.equal(headers.get('x-forwarded-for'), '$proxy_add_x_forwarded_for');
