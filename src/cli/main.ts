@@ -61,13 +61,16 @@ function openHint(db: string): string {
 }
 
 /**
- * Opens the store at `db`. Only `serve` and `user add` create a missing file: a command that
- * reads (list, backup, ...) refuses a path with no database instead of starting an empty one.
+ * Opens the store at `db`. Only `serve` and `user add` create a missing (or empty) file: a
+ * command that reads (list, backup, ...) refuses a path with no database instead of starting an
+ * empty one.
  */
 async function open(db: string, { create, synchronous }: { create: boolean; synchronous?: Synchronous }): Promise<Store> {
   if (!create && db !== MEMORY_DB && !existsSync(db)) throw new Error(`there is no database at "${db}"`);
-  // SQLite takes an empty file for a new database; here it is more likely a copy that failed.
-  if (db !== MEMORY_DB && existsSync(db) && statSync(db).isFile() && statSync(db).size === 0) {
+  // SQLite takes an empty file for a new database; to a command that only reads it is more
+  // likely a copy that failed. (Where a database may be created, an empty file is also what
+  // another process creating it at this moment leaves for an instant: it is taken as new.)
+  if (!create && db !== MEMORY_DB && statSync(db).isFile() && statSync(db).size === 0) {
     throw new Error(`cannot open the database "${db}": the file is empty (a copy that failed?); remove it to start a new database`);
   }
   try {
