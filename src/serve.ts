@@ -25,6 +25,14 @@ export interface RunningServer {
   stop: () => Promise<number>;
 }
 
+/** The line that says where the server listens and what it serves (for all its workers, if several). */
+export function listeningLine(config: ServeConfig, port: number, users: number, workers = 1): string {
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const where = config.db === MEMORY_DB ? 'in memory' : `in ${config.db}`;
+  const cluster = workers > 1 ? `, ${workers} workers` : '';
+  return `mcauth listening on http://${host}:${port}${normalizeBasePath(config.basePath)} (${users} ${users === 1 ? 'user' : 'users'} ${where}${cluster})`;
+}
+
 export async function startServer(config: ServeConfig, store: Store, log: Logger): Promise<RunningServer> {
   const service = createService(store, toServiceOptions(config));
   if (config.publicUrl === '' && (await service.countTextures()) > 0) {
@@ -80,11 +88,8 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   });
 
   const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const users = await store.countUsers();
-  const where = config.db === MEMORY_DB ? 'in memory' : `in ${config.db}`;
   return {
-    banner: `mcauth listening on http://${host}:${port}${basePath} (${users} ${users === 1 ? 'user' : 'users'} ${where})`,
+    banner: listeningLine(config, port, await store.countUsers()),
     port,
     inFlight: () => inFlight.size,
     stop: async () => {

@@ -2,15 +2,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { startServer } from '../serve.ts';
+import { listeningLine, startServer } from '../serve.ts';
 import { ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
 import { MEMORY_DB, openStore } from '../store/open.ts';
 import type { Synchronous } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
 import { createLogger, type Logger } from '../ops/log.ts';
-import { normalizeBasePath } from '../http/router.ts';
-import { isWorker, startWorkers } from './workers.ts';
+import { endBySignal, isWorker, startWorkers } from './workers.ts';
 import { BACKUP_HELP, BACKUP_OPTIONS, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
 import { defaultServiceOptions, maskSecrets, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile, type ServeConfig } from './options.ts';
@@ -66,12 +65,15 @@ function openHint(db: string): string {
  * empty one.
  */
 async function open(db: string, { create, synchronous }: { create: boolean; synchronous?: Synchronous }): Promise<Store> {
-  if (!create && db !== MEMORY_DB && !existsSync(db)) throw new Error(`there is no database at "${db}"`);
-  // SQLite takes an empty file for a new database; to a command that only reads it is more
-  // likely a copy that failed. (Where a database may be created, an empty file is also what
-  // another process creating it at this moment leaves for an instant: it is taken as new.)
-  if (!create && db !== MEMORY_DB && statSync(db).isFile() && statSync(db).size === 0) {
-    throw new Error(`cannot open the database "${db}": the file is empty (a copy that failed?); remove it to start a new database`);
+  if (!create && db !== MEMORY_DB) {
+    if (!existsSync(db)) throw new Error(`there is no database at "${db}"`);
+    // SQLite takes an empty file for a new database; to a command that only reads it is more
+    // likely a copy that failed. (Where a database may be created, an empty file is also what
+    // another process creating it at this moment leaves for an instant: it is taken as new.)
+    const file = statSync(db);
+    if (file.isFile() && file.size === 0) {
+      throw new Error(`cannot open the database "${db}": the file is empty (a copy that failed?); remove it to start a new database`);
+    }
   }
   try {
     return await openStore(db, synchronous);
@@ -124,10 +126,8 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
     if (stopping) {
       // A worker ignores a second signal: the primary relays the one its group may have had already.
       if (isWorker()) return;
-      // Otherwise a second signal (of either kind) ends the process at once, by the signal's own action.
-      process.removeAllListeners(signal);
-      process.kill(process.pid, signal);
-      return;
+      // Otherwise a second signal (of either kind) ends the process at once.
+      return endBySignal(signal);
     }
     stopping = true;
     const n = running.inFlight();
@@ -164,8 +164,7 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io): Promise<und
     io.stderr.write(`mcauth: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  log.info(`mcauth listening on http://${host}:${port}${normalizeBasePath(config.basePath)} (${users} ${users === 1 ? 'user' : 'users'} in ${config.db}, ${config.workers} workers)`);
+  log.info(listeningLine(config, port, users, config.workers));
   return undefined;
 }
 

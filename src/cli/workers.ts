@@ -7,6 +7,12 @@ import type { Logger } from '../ops/log.ts';
 
 export const isWorker = (): boolean => cluster.isWorker;
 
+/** Ends this process by `signal`'s own action, as if no handler had been installed. */
+export function endBySignal(signal: NodeJS.Signals): void {
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+}
+
 /**
  * Starts `count` workers (each runs this program again, with the same arguments) and resolves
  * to the port they listen on once all do; rejects when one fails before that (the caller then
@@ -22,9 +28,7 @@ export function startWorkers(count: number, log: Logger): Promise<number> {
     if (stopping) {
       // A second signal: end every worker at once, then this process by the signal's own action.
       for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
-      process.removeAllListeners(signal);
-      process.kill(process.pid, signal);
-      return;
+      return endBySignal(signal);
     }
     stopping = true;
     log.info(`mcauth stopping on ${signal}: each of the ${count} workers finishes its requests in flight`);
