@@ -5,8 +5,6 @@ import type { Store } from '../store/store.ts';
 export const BACKUP_HELP = `backup FILE [--db PATH | --config FILE]
       writes a copy of the database to FILE, a new file; safe while the server runs`;
 
-export const BACKUP_OPTIONS = { db: { type: 'string' }, config: { type: 'string' } } as const;
-
 /**
  * Copies the store to `target`. The copy is written beside it under a temporary name and linked
  * to `target` when complete, so `target` is either absent or a whole database, never half of one.

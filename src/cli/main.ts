@@ -10,9 +10,9 @@ import type { Synchronous } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
 import { createLogger, type Logger } from '../ops/log.ts';
 import { endBySignal, isWorker, startWorkers } from './workers.ts';
-import { BACKUP_HELP, BACKUP_OPTIONS, backUp } from './backup.ts';
+import { BACKUP_HELP, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
-import { defaultServiceOptions, maskSecrets, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile, type ServeConfig } from './options.ts';
+import { DB_OPTIONS, defaultServiceOptions, maskSecrets, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP } from './user.ts';
 
@@ -95,7 +95,7 @@ async function runUser(argv: string[], io: Io): Promise<number> {
 }
 
 async function runBackup(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandLine(argv, BACKUP_OPTIONS, ['FILE']);
+  const { values, positionals } = parseCommandLine(argv, DB_OPTIONS, ['FILE']);
   const store = await open(resolveDb(values.db, io.env, configFile(values.config, io)), { create: false });
   try {
     io.stdout.write(`${await backUp(store, positionals[0]!)}\n`);

@@ -254,6 +254,9 @@ export function maskSecrets(config: ServeConfig): Record<string, unknown> {
   return shown;
 }
 
+/** The options of the commands that work on a database file (user, backup): where it is. */
+export const DB_OPTIONS = { db: { type: 'string' }, config: { type: 'string' } } as const;
+
 /** The db path for the user and backup commands: --db, else MCAUTH_DB, else the config file, else the default. */
 export function resolveDb(flag: unknown, env: Record<string, string | undefined>, file: ConfigFile = NO_FILE): string {
   const inFile = file.values.db;

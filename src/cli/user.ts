@@ -7,6 +7,7 @@ import { uploadSizeProblem } from '../textures/rules.ts';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { readNewPassword, type PasswordInput } from './password-input.ts';
+import { DB_OPTIONS } from './options.ts';
 import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
 
 export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --config FILE for its db):
@@ -21,13 +22,10 @@ export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --con
   user cape NAME FILE.png [--hd-textures]
       stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{sha256})`;
 
-/** Where the database is: --db, or the db of a --config file. */
-const DB = { db: { type: 'string' }, config: { type: 'string' } } as const;
-
 /** The commands: how each parses its arguments and what it does with the service. */
 const COMMANDS = {
   add: {
-    options: { ...DB, uuid: { type: 'string' }, 'offline-uuid': { type: 'boolean' } },
+    options: { ...DB_OPTIONS, uuid: { type: 'string' }, 'offline-uuid': { type: 'boolean' } },
     positionals: ['NAME'],
     async run(service: Service, { values, positionals: [name] }: CommandLine, stdin: PasswordInput, stderr: Writable): Promise<string> {
       if (values.uuid !== undefined && values['offline-uuid']) throw new UsageError('give --uuid or --offline-uuid, not both');
@@ -37,7 +35,7 @@ const COMMANDS = {
     },
   },
   passwd: {
-    options: DB,
+    options: DB_OPTIONS,
     positionals: ['NAME'],
     async run(service: Service, { positionals: [name] }: CommandLine, stdin: PasswordInput, stderr: Writable): Promise<string> {
       const user = await service.changePassword(name!, await readNewPassword(stdin, stderr));
@@ -45,14 +43,14 @@ const COMMANDS = {
     },
   },
   remove: {
-    options: DB,
+    options: DB_OPTIONS,
     positionals: ['NAME'],
     async run(service: Service, { positionals: [name] }: CommandLine): Promise<string> {
       return `Removed ${(await service.removeUser(name!)).name}`;
     },
   },
   list: {
-    options: DB,
+    options: DB_OPTIONS,
     positionals: [],
     async run(service: Service): Promise<string> {
       const users = await service.listUsers();
@@ -61,7 +59,7 @@ const COMMANDS = {
   },
   set: {
     options: {
-      ...DB,
+      ...DB_OPTIONS,
       'skin-url': { type: 'string' },
       'cape-url': { type: 'string' },
       slim: { type: 'boolean' },
@@ -76,12 +74,12 @@ const COMMANDS = {
     },
   },
   skin: {
-    options: { ...DB, slim: { type: 'boolean' }, classic: { type: 'boolean' }, 'hd-textures': { type: 'boolean' } },
+    options: { ...DB_OPTIONS, slim: { type: 'boolean' }, classic: { type: 'boolean' }, 'hd-textures': { type: 'boolean' } },
     positionals: ['NAME', 'FILE'],
     run: (service: Service, line: CommandLine) => upload(service, line, 'skin'),
   },
   cape: {
-    options: { ...DB, 'hd-textures': { type: 'boolean' } },
+    options: { ...DB_OPTIONS, 'hd-textures': { type: 'boolean' } },
     positionals: ['NAME', 'FILE'],
     run: (service: Service, line: CommandLine) => upload(service, line, 'cape'),
   },
