@@ -1,7 +1,9 @@
-// A tiny PNG encoder for tests: RGBA, 8 bits, no filter, with extra chunks on request.
+// A tiny PNG encoder for tests: RGBA, 8 bits, no filter, with extra chunks on request; and one
+// for any colour type, bit depth and interlace method, from raw scanlines.
 // zlib's own CRC-32, not the one under test, so the fixtures are independent of src/.
+import { once } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
-import { crc32, deflateSync } from 'node:zlib';
+import { crc32, createDeflate, deflateSync } from 'node:zlib';
 
 export function chunk(type: string, data: Buffer = Buffer.alloc(0)): Buffer {
   const head = Buffer.alloc(8);
@@ -56,3 +58,87 @@ export function padTo(png: Buffer, size: number): Buffer {
 
 /** SHA-256 in lower-case hex, as textures are named. */
 export const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/** An image header: left out, 8-bit RGBA, not interlaced. */
+export interface ImageHeader {
+  width: number;
+  height: number;
+  depth?: number;
+  /** 0 grey, 2 RGB, 3 palette, 4 grey + alpha, 6 RGBA. */
+  colour?: number;
+  /** 0 none, 1 Adam7. */
+  interlace?: number;
+}
+
+const SAMPLES: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/**
+ * The scanlines `h` calls for, each with a valid filter type (row number mod 5, so all five
+ * appear) and pixel bytes from `seed`; `rows` gives where each scanline starts. Adam7 passes are
+ * counted pixel by pixel (spec 8.2), not by the formula src/ uses.
+ */
+export function scanlines(h: ImageHeader, seed = 0): { data: Buffer; rows: number[] } {
+  const bits = (h.depth ?? 8) * SAMPLES[h.colour ?? 6]!;
+  const passes: [number, number][] = [];
+  if ((h.interlace ?? 0) === 0) passes.push([h.height, h.width]);
+  else {
+    const starts = [[0, 0, 8, 8], [0, 4, 8, 8], [4, 0, 8, 4], [0, 2, 4, 4], [2, 0, 4, 2], [0, 1, 2, 2], [1, 0, 2, 1]];
+    for (const [y0, x0, dy, dx] of starts) {
+      let rows = 0;
+      let cols = 0;
+      for (let y = 0; y < h.height; y++) if (y % dy! === y0) rows++;
+      for (let x = 0; x < h.width; x++) if (x % dx! === x0) cols++;
+      if (rows && cols) passes.push([rows, cols]);
+    }
+  }
+  const parts: Buffer[] = [];
+  const rows: number[] = [];
+  let at = 0;
+  for (const [count, cols] of passes) {
+    for (let r = 0; r < count; r++) {
+      const line = Buffer.alloc(1 + Math.ceil((cols * bits) / 8));
+      line[0] = rows.length % 5;
+      for (let i = 1; i < line.length; i++) line[i] = (i * 31 + r * 7 + seed) & 0xff;
+      rows.push(at);
+      parts.push(line);
+      at += line.length;
+    }
+  }
+  return { data: Buffer.concat(parts), rows };
+}
+
+/** A PNG with header `h`, `extra` chunks (a PLTE, say) after IHDR, and `idat` as its image data, as given: one IDAT chunk each. */
+export function encodeImage(h: ImageHeader, idat: Buffer | Buffer[], extra: Buffer[] = []): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(h.width, 0);
+  ihdr.writeUInt32BE(h.height, 4);
+  ihdr[8] = h.depth ?? 8;
+  ihdr[9] = h.colour ?? 6;
+  ihdr[12] = h.interlace ?? 0;
+  const data = Array.isArray(idat) ? idat : [idat];
+  return Buffer.concat([encodePng(1, 1).subarray(0, 8), chunk('IHDR', ihdr), ...extra, ...data.map((d) => chunk('IDAT', d)), chunk('IEND')]);
+}
+
+/** A well-formed PNG with header `h`: its scanlines deflated into one IDAT. */
+export const imagePng = (h: ImageHeader, extra: Buffer[] = [], seed = 0): Buffer => encodeImage(h, deflateSync(scanlines(h, seed).data), extra);
+
+/** A PLTE of `entries` colours. */
+export const plte = (entries = 256): Buffer => chunk('PLTE', Buffer.alloc(entries * 3, 0x7f));
+
+/**
+ * A zlib stream of `bytes` zeros, deflated piece by piece so the zeros are never in memory at
+ * once: 200 MiB makes about 200 KiB.
+ */
+export async function zlibZeros(bytes: number): Promise<Buffer> {
+  const z = createDeflate({ level: 9 });
+  const out: Buffer[] = [];
+  z.on('data', (c: Buffer) => out.push(c));
+  const ended = once(z, 'end');
+  const piece = Buffer.alloc(1024 * 1024);
+  for (let left = bytes; left > 0; left -= piece.length) {
+    if (!z.write(piece.subarray(0, Math.min(left, piece.length)))) await once(z, 'drain');
+  }
+  z.end();
+  await ended;
+  return Buffer.concat(out);
+}
