@@ -137,6 +137,18 @@ describe('deploy/mcauth.service', () => {
     assert.equal(printed.host, '127.0.0.1', 'the service stays on loopback; the proxy faces the network');
   });
 
+  // Rule: the comment right above ExecStart says which Node it needs and how to check the one it names.
+  test('says above ExecStart that its node must be 22.13 or later, and how to check it', () => {
+    const lines = UNIT.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('ExecStart='));
+    let first = at;
+    while (first > 0 && lines[first - 1]!.startsWith('#')) first--;
+    const comment = lines.slice(first, at).join('\n');
+    const [binary] = execStart();
+    assert.match(comment, /Node\.js 22\.13 or later/, `the comment above ExecStart:\n${comment}`);
+    assert.ok(comment.includes(`${binary} --version`), `the comment shows "${binary} --version":\n${comment}`);
+  });
+
   // Rule: systemd waits longer than mcauth's own shutdown before SIGKILL.
   test('TimeoutStopSec is longer than the shutdown timeout', () => {
     const { printed } = unitSettings();

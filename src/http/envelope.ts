@@ -21,6 +21,8 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(json),
     'cache-control': 'no-store',
+    // A browser must not guess another type for a body that echoes what a caller sent.
+    'x-content-type-options': 'nosniff',
   });
   res.end(json);
 }

@@ -21,7 +21,8 @@ export function textureRoutes(service: Service): Routes {
   const serve: Handler = async (req, res, { hash }) => {
     const png = HASH.test(hash!) ? await service.findTexture(hash!) : undefined;
     if (!png) throw new HttpError(404, 'Unknown texture');
-    const headers = { etag: `"${hash}"`, 'cache-control': 'public, max-age=31536000, immutable' };
+    // nosniff: a player's upload is served as image/png only, never guessed as HTML or script.
+    const headers = { etag: `"${hash}"`, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' };
     if (notModified(req, headers.etag)) {
       res.writeHead(304, headers).end();
       return;
