@@ -1,8 +1,10 @@
 // `serve`: the HTTP server over an open store, started and stopped as one unit.
+import { statSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toServiceOptions, type ServeConfig } from './cli/options.ts';
+import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
 import { answerClientError, createApp } from './http/app.ts';
+import { adminArea } from './admin/routes.ts';
 import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
@@ -33,11 +35,82 @@ export function listeningLine(config: ServeConfig, port: number, users: number, 
   return `mcauth listening on http://${host}:${port}${normalizeBasePath(config.basePath)} (${users} ${users === 1 ? 'user' : 'users'} ${where}${cluster})`;
 }
 
-export async function startServer(config: ServeConfig, store: Store, log: Logger): Promise<RunningServer> {
-  const service = createService(store, toServiceOptions(config));
-  if (config.publicUrl === '' && (await service.countTextures()) > 0) {
-    throw new Error('the database holds hosted skins or capes, and answers must carry their addresses: give --public-url (the address players\' games reach this service at)');
+/** What the start-up warnings are decided from besides the settings. */
+export interface StartFacts {
+  /** The port listened on (the one --port 0 chose). */
+  port: number;
+  /** Hosted skins and capes in the database. */
+  hostedTextures: number;
+  /** The --config file, when there is one. */
+  configFile?: ConfigFile;
+}
+
+/** 127.0.0.0/8, ::1 (also written out, or as IPv4-mapped 127.x) and localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** `path` when it exists and group or others have any permission on it, with its mode. */
+function openToOthers(path: string): string | undefined {
+  // Windows has no such bits: its mode says nothing about who may read.
+  if (process.platform === 'win32') return undefined;
+  let mode: number;
+  try {
+    mode = statSync(path).mode;
+  } catch {
+    return undefined;
   }
+  return (mode & 0o077) === 0 ? undefined : `${path} (mode ${(mode & 0o777).toString(8).padStart(4, '0')})`;
+}
+
+/**
+ * What an admin should fix, though the server can run: one message each. They are decided at
+ * start only (a file's mode changed later is not seen).
+ */
+export function startupWarnings(config: ServeConfig, facts: StartFacts): string[] {
+  const warnings: string[] = [];
+  if (config.publicUrl === '' && facts.hostedTextures > 0) {
+    // Refusing to start would make a service manager restart it in a loop; answers leave them out.
+    warnings.push(
+      `the database holds hosted skins or capes, but --public-url is not set: answers leave them out, as if those players had none; set --public-url (the address players' games reach this service at)`,
+    );
+  }
+  if (config.db !== MEMORY_DB) {
+    const db = config.db;
+    const open = [db, `${db}-wal`, `${db}-shm`].map(openToOthers).filter((f) => f !== undefined);
+    if (open.length > 0) {
+      warnings.push(`the database holds password hashes, and group or others have access to it: ${open.join(', ')}; run chmod 600 on ${open.length === 1 ? 'it' : 'them'}`);
+    }
+  }
+  const file = facts.configFile;
+  // A config file without secrets is meant to be readable (deploy/mcauth.service's DynamicUser reads a root-owned one).
+  const secrets = file ? SERVE_OPTIONS.filter((o) => o.secret && typeof file.values[o.key] === 'string' && file.values[o.key] !== '') : [];
+  const configOpen = file && secrets.length > 0 ? openToOthers(file.path) : undefined;
+  if (configOpen !== undefined) {
+    const keys = secrets.map((o) => o.key).join(' and ');
+    const vars = secrets.map((o) => envName(o.flag)).join(', ');
+    warnings.push(`the config file holds ${keys}, and group or others have access to it: ${configOpen}; run chmod 600 ${file!.path}, or set ${vars} in the environment instead`);
+  }
+  if (config.apiKey === '' && !isLoopbackHost(config.host)) {
+    const at = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${facts.port}`;
+    const wildcard = config.host === '0.0.0.0' || config.host === '::';
+    const reach = wildcard ? `port ${facts.port} on any address of this host` : at;
+    warnings.push(`--host ${config.host} is not loopback and there is no --api-key: anyone who can reach ${reach} can log players in, record joins, and look up every player; set --api-key (or MCAUTH_API_KEY), or listen on 127.0.0.1`);
+  }
+  return warnings;
+}
+
+/** Options of startServer besides the settings. */
+export interface StartOptions {
+  /** The --config file, for the warnings. */
+  configFile?: ConfigFile;
+  /** Log the start-up warnings (false in a worker: the primary logs them once). */
+  warnings?: boolean;
+}
+
+export async function startServer(config: ServeConfig, store: Store, log: Logger, { configFile, warnings = true }: StartOptions = {}): Promise<RunningServer> {
+  const service = createService(store, toServiceOptions(config));
   await service.warmUp();
   const basePath = normalizeBasePath(config.basePath);
   const metrics = config.metrics ? createMetrics({ hashLoad: service.hashLoad }) : undefined;
@@ -47,16 +120,16 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     basePath,
     apiKey: config.apiKey,
     addressLoginLimit: config.addressLoginLimit,
-    adminToken: config.adminToken,
-    hostsTextures: config.publicUrl !== '',
+    trustProxy: config.trustProxy,
+    areas: config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, hostsTextures: config.publicUrl !== '' })],
     logError: (message, err) => log.error(message, {}, err),
     metrics: metrics?.render,
     onAnswered:
       metrics || logRequests
         ? (r) => {
             metrics?.observe(r);
-            const { method, path, status, outcome } = r;
-            if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome });
+            const { method, path, status, outcome, player, client } = r;
+            if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, player, client });
           }
         : undefined,
   });
@@ -88,6 +161,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   });
 
   const { port } = server.address() as AddressInfo;
+  if (warnings) for (const w of startupWarnings(config, { port, hostedTextures: await store.countTextures(), configFile })) log.warn(w);
   return {
     banner: listeningLine(config, port, await store.countUsers()),
     port,

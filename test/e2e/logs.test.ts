@@ -1,10 +1,15 @@
-// The log on standard output: one JSON line an event in pino's shape (level 20/30/50, time in
+// The log on standard output: one JSON line an event in pino's shape (level 20/30/40/50, time in
 // ms, pid, msg). At debug, the settings in effect come first with secrets masked; a "listening on"
 // line; one "request" line a request with reqId, method, path (never the query string), status,
-// ms, and the outcome of /auth, /join and /hasJoined; on SIGTERM a "stopping" and a "stopped"
-// line. No secret ever reaches stdout or stderr: not a password (a login's, a failed login's, a
-// player added over the admin API), an access token, the API key (also when it came in the
-// URL's ?key=), nor the admin token. --log-level error writes failures only, silent nothing.
+// ms, the outcome of /auth, /join and /hasJoined, the client address, and the player: for /auth
+// the name sent (`login`, else `username`) when it is a valid name, for /admin/users/:who... the
+// path's player, decoded and cut to 64 characters. On SIGTERM a "stopping" and a "stopped" line.
+// No secret ever reaches stdout or stderr: not a password (a login's, a failed login's, one sent
+// as the login name, a player added over the admin API), an access token, the API key (also when
+// it came in the URL's ?key=), nor the admin token. --log-level error writes failures only, silent
+// nothing. --trust-proxy takes the client from the last X-Forwarded-For entry, for the log and
+// --address-login-limit alike; without it the header is ignored. --log-format pretty writes one
+// readable line an event instead of JSON.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -64,39 +69,57 @@ describe('a session at --log-level debug with an API key and an admin token', ()
   let stderr = '';
   let code: number | null = null;
   const tokens: string[] = [];
-  /** [method, path, status, outcome] of each request, in order. */
-  const sent: [string, string, number, string | undefined][] = [];
+  /** [method, path, status, outcome, player] of each request, in order. */
+  const sent: [string, string, number, string | undefined, string | undefined][] = [];
+  const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
   before(async () => {
     const s = await startServer(['--db', db, '--log-level', 'debug', '--api-key', KEY, '--admin-token', ADMIN_TOKEN]);
     try {
       const good = await post(s, '/auth', { login: 'Alice', password: ALICE_PW }, BEARER);
       tokens.push(assertOk(good).accessToken);
-      sent.push(['POST', '/auth', 200, 'ok']);
+      sent.push(['POST', '/auth', 200, 'ok', 'Alice']);
 
       assertFail(await post(s, `/auth?key=${KEY}`, { login: 'Alice', password: WRONG_PW }), 401, 'Wrong login or password');
-      sent.push(['POST', '/auth', 401, 'bad_credentials']);
+      sent.push(['POST', '/auth', 401, 'bad_credentials', 'Alice']);
 
       assert.equal(assertOk(await post(s, `/join?key=${KEY}`, { accessToken: tokens[0], userUUID: aliceUuid, serverID: 'logs-server' })), true);
-      sent.push(['POST', '/join', 200, 'ok']);
+      sent.push(['POST', '/join', 200, 'ok', undefined]);
 
       assertOk(await post(s, '/hasJoined', { username: 'Alice', serverID: 'logs-server' }, BEARER));
-      sent.push(['POST', '/hasJoined', 200, 'hit']);
+      sent.push(['POST', '/hasJoined', 200, 'hit', undefined]);
 
       assertOk(await post(s, `/profiles?x=1&key=${KEY}`, ['Alice']));
-      sent.push(['POST', '/profiles', 200, undefined]);
+      sent.push(['POST', '/profiles', 200, undefined, undefined]);
 
       assertOk(await s.request('/admin/users', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }));
-      sent.push(['GET', '/admin/users', 200, undefined]);
+      sent.push(['GET', '/admin/users', 200, undefined, undefined]);
 
       assert.equal(assertOk(await post(s, '/admin/users', { name: 'Carol', password: CAROL_PW }, { authorization: `Bearer ${ADMIN_TOKEN}` })).name, 'Carol');
-      sent.push(['POST', '/admin/users', 200, undefined]);
+      sent.push(['POST', '/admin/users', 200, undefined, undefined]);
 
       tokens.push(assertOk(await post(s, '/auth', { login: 'Carol', password: CAROL_PW }, BEARER)).accessToken);
-      sent.push(['POST', '/auth', 200, 'ok']);
+      sent.push(['POST', '/auth', 200, 'ok', 'Carol']);
 
       assertFail(await post(s, `/profiles?key=${KEY}-not`, ['Alice']), 401, 'Missing or wrong API key');
-      sent.push(['POST', '/profiles', 401, undefined]);
+      sent.push(['POST', '/profiles', 401, undefined, undefined]);
+
+      // Yggdrasil's field for the name.
+      assert.equal((await post(s, '/auth', { username: 'Alice', password: WRONG_PW }, BEARER)).status, 401);
+      sent.push(['POST', '/auth', 401, 'bad_credentials', 'Alice']);
+
+      // A password typed as the name is not a valid name: no player.
+      assert.equal((await post(s, '/auth', { login: WRONG_PW, password: ALICE_PW }, BEARER)).status, 400);
+      sent.push(['POST', '/auth', 400, 'invalid', undefined]);
+
+      // Admin changes name their player by the path, decoded ("%43" is "C").
+      assertOk(await s.request('/admin/users/%43arol/revoke', { method: 'POST', headers: ADMIN }));
+      sent.push(['POST', '/admin/users/%43arol/revoke', 200, undefined, 'Carol']);
+
+      const long = 'x'.repeat(100);
+      const removed = await s.request(`/admin/users/${long}`, { method: 'DELETE', headers: ADMIN });
+      assert.ok(removed.status >= 400 && removed.status < 500, removed.text);
+      sent.push(['DELETE', `/admin/users/${long}`, removed.status, undefined, 'x'.repeat(64)]);
     } finally {
       code = await s.stop();
     }
@@ -149,10 +172,10 @@ describe('a session at --log-level debug with an API key and an admin token', ()
     assert.deepEqual([stopping!.level, stopped!.level], [30, 30]);
   });
 
-  test('request lines: reqId, method, path without the query, status, ms, and the outcome where there is one', () => {
+  test('request lines: reqId, method, path without the query, status, ms, client, and the outcome and player where there are', () => {
     const requests = parseLines(stdout).filter((l) => l.msg === 'request');
     assert.deepEqual(
-      requests.map((l) => [l.method, l.path, l.status, l.outcome]),
+      requests.map((l) => [l.method, l.path, l.status, l.outcome, l.player]),
       sent,
     );
     for (const l of requests) {
@@ -163,13 +186,14 @@ describe('a session at --log-level debug with an API key and an admin token', ()
       assert.ok(!l.path.includes('?'), `no query string in ${l.path}`);
       if (!['/auth', '/join', '/hasJoined'].includes(l.path)) assert.ok(!('outcome' in l), `no outcome on ${l.path}`);
       const keys = Object.keys(l).filter((k) => !['level', 'time', 'pid', 'msg'].includes(k));
-      const expected = ['reqId', 'method', 'path', 'status', 'ms', ...('outcome' in l ? ['outcome'] : [])];
+      const expected = ['reqId', 'method', 'path', 'status', 'ms', 'client', ...('outcome' in l ? ['outcome'] : []), ...('player' in l ? ['player'] : [])];
       assert.deepEqual(keys.sort(), expected.sort(), 'nothing else: no body, no header');
+      assert.equal(l.client, '127.0.0.1', `client of ${JSON.stringify(l)}`);
     }
     assert.equal(new Set(requests.map((l) => l.reqId)).size, requests.length, 'reqIds are distinct');
     assert.deepEqual(
-      requests.filter((l) => l.path === '/auth').map((l) => l.outcome),
-      ['ok', 'bad_credentials', 'ok'],
+      requests.filter((l) => l.path === '/auth').map((l) => [l.outcome, l.player]),
+      [['ok', 'Alice'], ['bad_credentials', 'Alice'], ['ok', 'Carol'], ['bad_credentials', 'Alice'], ['invalid', undefined]],
     );
   });
 
@@ -292,4 +316,91 @@ describe('quieter levels (a fixed port: there is no listening line to read it fr
     assert.equal(await sessionWithACutOff(s), 0, s.stderr());
     assert.equal(s.stdout(), '');
   });
+});
+
+describe('the client address: --trust-proxy and --address-login-limit', () => {
+  const proxyDb = pathJoin(tmp.dir, 'proxy.db');
+  const DORA_PW = 'dora-Pass-6Rb1Kc';
+  before(async () => {
+    await addUser(proxyDb, 'Dora', DORA_PW);
+  });
+
+  // Dora fails 4 logins in all here (the 429s are not counted): under the 5 her name's throttle allows.
+  /** Fails a login of Dora's with X-Forwarded-For `forwarded` (none when undefined); the status. */
+  const wrongLogin = async (s: RunningServer, forwarded?: string): Promise<number> =>
+    (await post(s, '/auth', { login: 'Dora', password: WRONG_PW }, forwarded === undefined ? {} : { 'x-forwarded-for': forwarded })).status;
+
+  /** [status, outcome, player, client] of each request line. */
+  const requestLines = (s: RunningServer): unknown[][] =>
+    parseLines(s.stdout())
+      .filter((l) => l.msg === 'request')
+      .map((l) => [l.status, l.outcome, l.player, l.client]);
+
+  test('with --trust-proxy: the last X-Forwarded-For entry is the client, in the log and for the limit; no header: the socket\'s', async () => {
+    const s = await startServer(['--db', proxyDb, '--trust-proxy', '--address-login-limit', '1']);
+    const statuses: number[] = [];
+    try {
+      statuses.push(await wrongLogin(s, '203.0.113.9'));
+      // Another address (the first entry is the client's own word, not counted): not limited.
+      statuses.push(await wrongLogin(s, '203.0.113.9, 198.51.100.7'));
+      // The first address again, whatever comes before it: over the limit of 1.
+      statuses.push(await wrongLogin(s, '10.1.2.3,  203.0.113.9 '));
+      statuses.push(await wrongLogin(s));
+      // Malformed: the socket's address, which has had its one login this minute.
+      statuses.push(await wrongLogin(s, 'unknown'));
+    } finally {
+      await s.stop();
+    }
+    await waitFor(() => s.stdout().includes('mcauth stopped'), 'the "stopped" line');
+    assert.deepEqual(statuses, [401, 401, 429, 401, 429]);
+    assert.deepEqual(requestLines(s), [
+      [401, 'bad_credentials', 'Dora', '203.0.113.9'],
+      [401, 'bad_credentials', 'Dora', '198.51.100.7'],
+      [429, 'throttled', 'Dora', '203.0.113.9'],
+      [401, 'bad_credentials', 'Dora', '127.0.0.1'],
+      [429, 'throttled', 'Dora', '127.0.0.1'],
+    ]);
+  });
+
+  test('without --trust-proxy: X-Forwarded-For is ignored, in the log and for the limit', async () => {
+    const s = await startServer(['--db', proxyDb, '--address-login-limit', '1']);
+    const statuses: number[] = [];
+    try {
+      statuses.push(await wrongLogin(s, '203.0.113.9'));
+      statuses.push(await wrongLogin(s, '198.51.100.7'));
+    } finally {
+      await s.stop();
+    }
+    await waitFor(() => s.stdout().includes('mcauth stopped'), 'the "stopped" line');
+    assert.deepEqual(statuses, [401, 429], 'both count as 127.0.0.1');
+    assert.deepEqual(requestLines(s), [
+      [401, 'bad_credentials', 'Dora', '127.0.0.1'],
+      [429, 'throttled', 'Dora', '127.0.0.1'],
+    ]);
+    assert.ok(!s.stdout().includes('203.0.113.9') && !s.stdout().includes('198.51.100.7'), 'the header is not logged');
+  });
+});
+
+test('--log-format pretty: one readable line an event, not JSON; a request line carries player and client', async () => {
+  const s = await startServer(['--db', db, '--log-format', 'pretty']);
+  try {
+    assertFail(await s.post('/auth', { login: 'Alice', password: WRONG_PW }), 401, 'Wrong login or password');
+  } finally {
+    await s.stop();
+  }
+  await waitFor(() => s.stdout().includes('mcauth stopped'), 'the "stopped" line');
+  const lines = s.stdout().split('\n');
+  assert.equal(lines.pop(), '', 'ends with a whole line');
+  const TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}`;
+  for (const line of lines) {
+    assert.throws(() => JSON.parse(line), SyntaxError, `JSON: ${line}`);
+    assert.match(line, new RegExp(`^${TIME} (INFO |WARN |ERROR|DEBUG) \\S`), line);
+  }
+  assert.match(lines[0]!, new RegExp(`^${TIME} INFO  mcauth listening on http://127\\.0\\.0\\.1:\\d+ \\(`));
+  assert.deepEqual(
+    lines.filter((l) => l.includes('/auth')).map((l) => l.replace(/^\S+ \S+ /, '').replace(/ [\d.]+ ms /, ' MS ms ')),
+    ['INFO  POST /auth 401 MS ms bad_credentials reqId=1 player=Alice client=127.0.0.1'],
+  );
+  assert.match(lines.at(-1)!, new RegExp(`^${TIME} INFO  mcauth stopped: `));
+  assert.ok(!s.stdout().includes(WRONG_PW));
 });
