@@ -5,6 +5,8 @@ export const NAME_PATTERN = /^[A-Za-z0-9_]{3,16}$/;
 
 /** Longest password accepted: refused before hashing, so a huge one costs no scrypt work. */
 export const MAX_PASSWORD_BYTES = 256;
+/** Shortest new password by default (--min-password-length), in code points: NIST SP 800-63B's floor for a password its user chose. */
+export const DEFAULT_MIN_PASSWORD_CHARS = 8;
 /** The game's server IDs are at most 41 characters (a signed SHA-1 in hex); room for other callers. */
 export const MAX_SERVER_ID_CHARS = 64;
 /** Our tokens are 36 characters; anything much longer is not one. */
@@ -45,6 +47,12 @@ export const MAX_TEXTURE_BYTES = 1024 * 1024;
 
 /** Largest HD texture, as a multiple of the game's sizes: 16 makes a 1024×1024 skin. */
 export const MAX_HD_SCALE = 16;
+
+/** Longest reason given for a lock: one line a player reads at login. */
+export const MAX_LOCK_REASON_CHARS = 200;
+
+/** Longest external skin or cape URL: the common limit of browsers and CDNs; a game builds its textures property from it. */
+export const MAX_TEXTURE_URL_CHARS = 2048;
 
 /** Most players one page of the admin API's user list holds. */
 export const MAX_ADMIN_PAGE = 500;
@@ -87,3 +95,15 @@ export const MAX_WORKERS = 64;
 
 /** How long a connection waits for a database lock held by another process (the CLI, a worker). */
 export const BUSY_TIMEOUT_MS = 5000;
+
+/** Longest /auth clientToken (Yggdrasil's shape): launchers send 32 hex digits or a UUID, and it is echoed back, so it is bounded. */
+export const MAX_CLIENT_TOKEN_CHARS = 128;
+
+/**
+ * Most bytes a texture's image data may inflate to while it is checked: the largest HD texture
+ * (1024×1024, 16-bit RGBA) implies under 8.4 MB, interlaced or not; a header claiming more is
+ * refused before anything is inflated.
+ */
+export const MAX_IMAGE_DATA_BYTES = 16 * 1024 * 1024;
+/** The longest player (a path's `who`) a log line carries: a name is 16, a dashed UUID 36. */
+export const MAX_LOGGED_PLAYER_CHARS = 64;

@@ -4,12 +4,17 @@ import type { IncomingMessage } from 'node:http';
 import { MAX_ADMIN_PAGE, MAX_TEXTURE_BYTES } from '../limits.ts';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
-import { readBody, readJson } from './body.ts';
-import { HttpError, sendResult } from './envelope.ts';
-import { requireObject, stringField, type JsonObject } from './fields.ts';
-import { queryOf, type Handler, type Params, type Routes } from './router.ts';
+import { readBody, readJson } from '../http/body.ts';
+import { HttpError, sendResult } from '../http/envelope.ts';
+import { quote } from '../service/errors.ts';
+import { requireObject, stringField, type JsonObject } from '../http/fields.ts';
+import { queryOf, type Handler, type Params, type Routes } from '../http/router.ts';
+import { createKeyCheck } from '../http/api-key.ts';
+import type { Area } from '../http/app.ts';
 
 export interface AdminOptions {
+  /** The admin token (--admin-token). */
+  token: string;
   /** Hosted textures need a public address to be answered with. */
   hostsTextures: boolean;
 }
@@ -25,9 +30,19 @@ function who(params: Params): string {
   }
 }
 
-async function jsonBody(req: IncomingMessage): Promise<JsonObject> {
-  return requireObject(await readJson(req));
+/**
+ * The JSON object of the body, holding no field but `known`: a typo (`offlineUUID` for
+ * `offlineUuid`) must be refused, not silently ignored into a different result.
+ */
+async function jsonBody(req: IncomingMessage, known: string[]): Promise<JsonObject> {
+  const body = requireObject(await readJson(req));
+  const unknown = Object.keys(body).find((key) => !known.includes(key));
+  if (unknown !== undefined) throw new HttpError(400, `Unknown field ${quote(unknown)}: this call takes ${known.join(', ')}`);
+  return body;
 }
+
+/** A time as ISO 8601 text, or null. */
+const isoTime = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 function optional<T>(body: JsonObject, name: string, type: 'string' | 'boolean', allowNull = false): T | undefined {
   if (!Object.hasOwn(body, name)) return undefined;
@@ -36,13 +51,30 @@ function optional<T>(body: JsonObject, name: string, type: 'string' | 'boolean',
   throw new HttpError(400, `Field "${name}" must be a ${type}${allowNull ? ' or null' : ''}`);
 }
 
-export function adminRoutes(service: Service, options: AdminOptions): Routes {
+/** The admin API as an area of the app: `/admin/`, let in by the admin token alone (as Bearer, never in the URL; the API key does not open it). */
+export function adminArea(service: Service, options: AdminOptions): Area {
+  const check = createKeyCheck(options.token, { bearerOnly: true });
+  return {
+    prefix: '/admin/',
+    routes: adminRoutes(service, options),
+    admit: (req) => {
+      if (!check(req)) throw new HttpError(401, 'Missing or wrong admin token', { 'www-authenticate': 'Bearer' });
+    },
+  };
+}
+
+function adminRoutes(service: Service, options: AdminOptions): Routes {
   const view = (u: User) => ({
     name: u.name,
     uuid: u.id,
     isAlex: u.isAlex,
     skinUrl: service.textureUrl(u.skinUrl, u.skinHash) ?? null,
     capeUrl: service.textureUrl(u.capeUrl, u.capeHash) ?? null,
+    createdAt: isoTime(u.createdAt),
+    lastLoginAt: isoTime(u.lastLoginAt),
+    locked: u.lockedAt !== null,
+    lockedAt: isoTime(u.lockedAt),
+    lockReason: u.lockReason,
   });
   /** A handler that answers with the player the work returns. */
   const answer =
@@ -65,7 +97,7 @@ export function adminRoutes(service: Service, options: AdminOptions): Routes {
   return {
     '/admin/users': {
       POST: answer(async (req) => {
-        const body = await jsonBody(req);
+        const body = await jsonBody(req, ['name', 'password', 'uuid', 'offlineUuid']);
         const uuid = optional<string>(body, 'uuid', 'string');
         const offlineUuid = optional<boolean>(body, 'offlineUuid', 'boolean');
         if (uuid !== undefined && offlineUuid) throw new HttpError(400, 'Give uuid or offlineUuid, not both');
@@ -86,7 +118,7 @@ export function adminRoutes(service: Service, options: AdminOptions): Routes {
       GET: answer(async (_req, params) => service.findUser(who(params))),
       DELETE: answer(async (_req, params) => service.removeUser(who(params))),
       PATCH: answer(async (req, params) => {
-        const body = await jsonBody(req);
+        const body = await jsonBody(req, ['skinUrl', 'capeUrl', 'isAlex']);
         const change: TextureChange = {};
         const skinUrl = optional<string | null>(body, 'skinUrl', 'string', true);
         const capeUrl = optional<string | null>(body, 'capeUrl', 'string', true);
@@ -99,10 +131,20 @@ export function adminRoutes(service: Service, options: AdminOptions): Routes {
       }),
     },
     '/admin/users/:who/password': {
-      POST: answer(async (req, params) => service.changePassword(who(params), stringField(await jsonBody(req), 'password'))),
+      POST: answer(async (req, params) => service.changePassword(who(params), stringField(await jsonBody(req, ['password']), 'password'))),
     },
     '/admin/users/:who/revoke': {
       POST: answer(async (_req, params) => service.revokeSessions(who(params))),
+    },
+    '/admin/users/:who/lock': {
+      // `{}` locks without a reason.
+      POST: answer(async (req, params) => service.lockUser(who(params), optional<string>(await jsonBody(req, ['reason']), 'reason', 'string'))),
+    },
+    '/admin/users/:who/unlock': {
+      POST: answer(async (_req, params) => service.unlockUser(who(params))),
+    },
+    '/admin/users/:who/rename': {
+      POST: answer(async (req, params) => service.renameUser(who(params), stringField(await jsonBody(req, ['name']), 'name'))),
     },
     '/admin/users/:who/skin': {
       PUT: upload('skin'),

@@ -1,8 +1,8 @@
 // The one program: `serve` (the default) or `user ...`, and how each failure is reported.
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { listeningLine, startServer } from '../serve.ts';
+import { listeningLine, startServer, startupWarnings } from '../serve.ts';
 import { ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
 import { MEMORY_DB, openStore } from '../store/open.ts';
@@ -12,9 +12,10 @@ import { createLogger, type Logger } from '../ops/log.ts';
 import { endBySignal, isWorker, startWorkers } from './workers.ts';
 import { BACKUP_HELP, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
-import { DB_OPTIONS, defaultServiceOptions, maskSecrets, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile, type ServeConfig } from './options.ts';
+import { DB_OPTIONS, maskSecrets, toServiceOptions, USER_SETTINGS, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP } from './user.ts';
+import { VERSION } from '../version.ts';
 
 /** Where the program reads and writes: the process's own streams, or a test's. */
 export interface Io {
@@ -40,6 +41,8 @@ Server options (a flag wins over its environment variable, which wins over the c
 ${optionsHelp()}
   --help
       prints this text
+  --version
+      prints the version and exits
 
 ${USER_HELP}
 
@@ -75,6 +78,16 @@ async function open(db: string, { create, synchronous }: { create: boolean; sync
       throw new Error(`cannot open the database "${db}": the file is empty (a copy that failed?); remove it to start a new database`);
     }
   }
+  if (create && db !== MEMORY_DB && !existsSync(db)) {
+    // It will hold password hashes: made 0600 (whatever the umask) before SQLite opens it, which
+    // would make it 0644 less the umask; SQLite gives its -wal and -shm files the same mode.
+    try {
+      closeSync(openSync(db, 'wx', 0o600));
+    } catch {
+      // EEXIST: another process made it this instant (an empty file is a new database to SQLite).
+      // Anything else (no folder, no permission): SQLite's open below fails and says why.
+    }
+  }
   try {
     return await openStore(db, synchronous);
   } catch (err) {
@@ -83,11 +96,21 @@ async function open(db: string, { create, synchronous }: { create: boolean; sync
   }
 }
 
+/**
+ * A `user` command, with the service set up as the server would be from the environment and the
+ * config file (the password policy, which texture URLs count). Its output names the database it
+ * used, by absolute path, so a command run in the wrong folder is noticed.
+ */
 async function runUser(argv: string[], io: Io): Promise<number> {
   const { line, run, creates } = parseUserCommand(argv);
-  const store = await open(resolveDb(line.values.db, io.env, configFile(line.values.config, io)), { create: creates });
+  const file = configFile(line.values.config, io);
+  const settings = resolveServeConfig({}, io.env, file, USER_SETTINGS);
+  const db = resolveDb(line.values.db, io.env, file);
+  const isNew = !existsSync(db) || statSync(db).size === 0;
+  const store = await open(db, { create: creates });
   try {
-    io.stdout.write(`${await run(createService(store, defaultServiceOptions()), io.stdin, io.stderr)}\n`);
+    const said = await run(createService(store, toServiceOptions(settings)), { stdin: io.stdin, stderr: io.stderr, settings });
+    io.stdout.write(`${said}\n${creates && isNew ? 'Created a new database at' : 'Database:'} ${resolve(db)}\n`);
     return 0;
   } finally {
     await store.close();
@@ -96,9 +119,10 @@ async function runUser(argv: string[], io: Io): Promise<number> {
 
 async function runBackup(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, DB_OPTIONS, ['FILE']);
-  const store = await open(resolveDb(values.db, io.env, configFile(values.config, io)), { create: false });
+  const db = resolveDb(values.db, io.env, configFile(values.config, io));
+  const store = await open(db, { create: false });
   try {
-    io.stdout.write(`${await backUp(store, positionals[0]!)}\n`);
+    io.stdout.write(`${await backUp(store, positionals[0]!)}\nDatabase: ${resolve(db)}\n`);
     return 0;
   } finally {
     await store.close();
@@ -109,15 +133,17 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   if (argv[0] !== undefined && !argv[0].startsWith('-')) throw new UsageError(`unknown command "${argv[0]}"`);
   const types = { ...SERVE_OPTION_TYPES, config: { type: 'string' }, 'print-config': { type: 'boolean' } } as const;
   const { values } = parseCommandLine(argv, types, []);
-  const config = resolveServeConfig(values, io.env, configFile(values.config, io));
+  const file = configFile(values.config, io);
+  const config = resolveServeConfig(values, io.env, file);
   if (values['print-config']) {
     io.stdout.write(`${JSON.stringify(maskSecrets(config), null, 2)}\n`);
     return 0;
   }
-  const log = createLogger(config.logLevel, io.stdout, { buffered: true });
-  if (config.workers > 1 && !isWorker()) return runPrimary(config, log, io);
+  const log = createLogger(config.logLevel, io.stdout, { buffered: true, format: config.logFormat });
+  if (config.workers > 1 && !isWorker()) return runPrimary(config, log, io, file);
   if (!isWorker()) log.debug('settings in effect', { settings: maskSecrets(config) });
-  const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous }), log);
+  // With --workers, the primary logs the start-up warnings, once.
+  const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous }), log, { configFile: file, warnings: !isWorker() });
   // With --workers, the primary says where they listen, once.
   if (isWorker()) log.debug(`worker ${running.banner}`);
   else log.info(running.banner);
@@ -147,7 +173,7 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
 }
 
 /** --workers above 1: checks the database (creating and migrating it) once, then starts the workers. */
-async function runPrimary(config: ServeConfig, log: Logger, io: Io): Promise<undefined> {
+async function runPrimary(config: ServeConfig, log: Logger, io: Io, file: ConfigFile | undefined): Promise<undefined> {
   // Deno's node:cluster cannot fork; say so instead of failing obscurely.
   if (process.versions.deno !== undefined) throw new UsageError('--workers above 1 needs node:cluster, which Deno does not provide; run one process a port instead');
   if (config.db === MEMORY_DB) throw new UsageError('--workers above 1 need a database file: each worker would have an in-memory store of its own');
@@ -156,6 +182,7 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io): Promise<und
   log.debug('settings in effect', { settings: maskSecrets(config) });
   const store = await open(config.db, { create: true, synchronous: config.synchronous });
   const users = await store.countUsers();
+  const hostedTextures = await store.countTextures();
   await store.close();
   let port: number;
   try {
@@ -164,6 +191,7 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io): Promise<und
     io.stderr.write(`mcauth: ${(err as Error).message}\n`);
     process.exit(1);
   }
+  for (const w of startupWarnings(config, { port, hostedTextures, configFile: file })) log.warn(w);
   log.info(listeningLine(config, port, users, config.workers));
   return undefined;
 }
@@ -173,6 +201,10 @@ export async function main(argv: string[], io: Io): Promise<number | undefined> 
   try {
     if (argv.includes('--help') || argv.includes('-h')) {
       io.stdout.write(HELP);
+      return 0;
+    }
+    if (argv.includes('--version')) {
+      io.stdout.write(`mcauth ${VERSION}\n`);
       return 0;
     }
     if (argv[0] === 'user') return await runUser(argv.slice(1), io);

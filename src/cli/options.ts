@@ -13,6 +13,8 @@ import {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+  DEFAULT_MIN_PASSWORD_CHARS,
+  MAX_PASSWORD_BYTES,
   MIN_API_KEY_CHARS,
   MAX_PROFILES_CAP,
   MAX_TTL_SECONDS,
@@ -23,7 +25,7 @@ import { MEMORY_DB } from '../store/open.ts';
 import { normalizeBasePath } from '../http/router.ts';
 import type { Synchronous } from '../store/sqlite.ts';
 import { UsageError, type OptionTypes } from './usage.ts';
-import { LOG_LEVELS, type LogLevel } from '../ops/log.ts';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../ops/log.ts';
 
 export interface ServeConfig {
   host: string;
@@ -51,8 +53,16 @@ export interface ServeConfig {
   adminToken: string;
   metrics: boolean;
   logLevel: LogLevel;
+  /** auto: pretty when standard output is a terminal, else json. */
+  logFormat: LogFormat;
   shutdownTimeout: number;
   workers: number;
+  /** Shortest new password, in code points. */
+  minPasswordLength: number;
+  /** Accept external texture URLs over plain http:// too. */
+  allowHttpTextures: boolean;
+  /** Take the client's address from X-Forwarded-For, as the proxy in front sets it. */
+  trustProxy: boolean;
 }
 
 interface OptionSpec {
@@ -145,6 +155,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     },
   },
   {
+    key: 'allowHttpTextures',
+    flag: 'allow-http-textures',
+    arg: '',
+    fallback: 'false',
+    help: 'accept external skin and cape URLs over plain http:// (by default only https://)',
+    ...flag,
+  },
+  {
     key: 'hdTextures',
     flag: 'hd-textures',
     arg: '',
@@ -169,7 +187,24 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'keepAliveTimeout', flag: 'keep-alive-timeout', arg: 'SECONDS', fallback: String(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), help: 'idle time before a kept-alive connection is closed', ...integer(1, 3600) },
   { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections at most', ...integer(1, 1_000_000) },
   { key: 'metrics', flag: 'metrics', arg: '', fallback: 'false', help: 'serves GET {base}/metrics in Prometheus\' format (behind --api-key when that is set)', ...flag },
+  {
+    key: 'minPasswordLength',
+    flag: 'min-password-length',
+    arg: 'N',
+    fallback: String(DEFAULT_MIN_PASSWORD_CHARS),
+    help: 'shortest new password, in characters (code points); existing shorter ones still log in',
+    ...integer(1, MAX_PASSWORD_BYTES),
+  },
+  {
+    key: 'trustProxy',
+    flag: 'trust-proxy',
+    arg: '',
+    fallback: 'false',
+    help: 'take the client address (logs, limits) from the last X-Forwarded-For entry, as the proxy in front sets it',
+    ...flag,
+  },
   { key: 'logLevel', flag: 'log-level', arg: LOG_LEVELS.join('|'), fallback: 'info', help: 'info: a line a request; debug: also the settings at start; error: failures only', parse: oneOf(...LOG_LEVELS) },
+  { key: 'logFormat', flag: 'log-format', arg: LOG_FORMATS.join('|'), fallback: 'auto', help: 'json: a JSON line an event; pretty: a readable line; auto: pretty on a terminal, else json', parse: oneOf(...LOG_FORMATS) },
   {
     key: 'workers',
     flag: 'workers',
@@ -214,8 +249,19 @@ function fromFile(option: OptionSpec, value: unknown, file: ConfigFile): string 
   return String(value);
 }
 
-/** Each option from its flag, else its environment variable, else the config file, else its default. */
-export function resolveServeConfig(flags: Record<string, unknown>, env: Record<string, string | undefined>, file: ConfigFile = NO_FILE): ServeConfig {
+/** The settings the `user` commands use (the password policy, texture rules, the public URL): the only variables they read, so Deno's --allow-env for them stays short. */
+export const USER_SETTINGS: (keyof ServeConfig)[] = ['minPasswordLength', 'allowHttpTextures', 'hdTextures', 'publicUrl'];
+
+/**
+ * Each option from its flag, else its environment variable, else the config file, else its
+ * default. With `only`, the other options take their defaults without their variables being read.
+ */
+export function resolveServeConfig(
+  flags: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  file: ConfigFile = NO_FILE,
+  only?: (keyof ServeConfig)[],
+): ServeConfig {
   const config: Record<string, unknown> = {};
   const check = (option: OptionSpec, raw: string, source: string): unknown => {
     const value = option.parse(raw);
@@ -226,7 +272,8 @@ export function resolveServeConfig(flags: Record<string, unknown>, env: Record<s
     const flag = flags[option.flag];
     // An empty variable is a value (an empty --base-path), except for a secret: a blank line in
     // an environment file must not switch off the key the config file sets.
-    const fromEnv = option.secret && env[envName(option.flag)] === '' ? undefined : env[envName(option.flag)];
+    const read = only === undefined || only.includes(option.key);
+    const fromEnv = !read || (option.secret && env[envName(option.flag)] === '') ? undefined : env[envName(option.flag)];
     // Every value in the file is checked, also one a flag overrides: the file must be right on its own.
     const inFile = file.values[option.key] === undefined ? undefined : check(option, fromFile(option, file.values[option.key], file), `${file.path}: "${option.key}"`);
     config[option.key] =
@@ -280,9 +327,9 @@ export function defaultServiceOptions(): ServiceOptions {
 }
 
 export function toServiceOptions(config: ServeConfig): ServiceOptions {
-  const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue, hdTextures } = config;
+  const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue, hdTextures, minPasswordLength, allowHttpTextures } = config;
   const hostedBase = config.publicUrl === '' ? undefined : `${config.publicUrl}${normalizeBasePath(config.basePath)}/textures/`;
-  return { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles, hashConcurrency, hashQueue, hostedBase, hdTextures };
+  return { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles, hashConcurrency, hashQueue, hostedBase, hdTextures, minPasswordLength, allowHttpTextures };
 }
 
 export function optionsHelp(): string {

@@ -2,32 +2,44 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { MAX_TEXTURE_BYTES } from '../limits.ts';
 import type { Writable } from 'node:stream';
-import { ServiceError } from '../service/errors.ts';
+import { quote, ServiceError } from '../service/errors.ts';
 import { uploadSizeProblem } from '../textures/rules.ts';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { readNewPassword, type PasswordInput } from './password-input.ts';
-import { DB_OPTIONS } from './options.ts';
+import { DB_OPTIONS, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
 
-export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --config FILE for its db):
+export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --config FILE for its db and settings):
   user add NAME [--uuid UUID | --offline-uuid]
       adds a player; the password is prompted for, or read from the first line of standard input
   user passwd NAME        sets a new password and ends the player's sessions
   user remove NAME        removes the player
-  user list               lists every player
+  user list               lists every player: name, UUID, textures, created, last login, lock
+  user show NAME          shows one player, every field but the password hash
+  user lock NAME [--reason TEXT]
+      locks the player (kept, but no login or join) and ends their sessions; the reason is shown at login
+  user unlock NAME        lifts the lock
+  user rename NAME NEW    gives the player a new name; UUID, textures and sessions stay
   user set NAME [--skin-url URL] [--cape-url URL] [--slim | --classic] [--no-skin] [--no-cape]
       sets or clears the player's textures and arm model
   user skin NAME FILE.png [--slim | --classic] [--hd-textures]
   user cape NAME FILE.png [--hd-textures]
       stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{sha256})`;
 
+/** What a command reads and writes besides the service: the password input, warnings, the settings in effect. */
+export interface UserIo {
+  stdin: PasswordInput;
+  stderr: Writable;
+  settings: ServeConfig;
+}
+
 /** The commands: how each parses its arguments and what it does with the service. */
 const COMMANDS = {
   add: {
     options: { ...DB_OPTIONS, uuid: { type: 'string' }, 'offline-uuid': { type: 'boolean' } },
     positionals: ['NAME'],
-    async run(service: Service, { values, positionals: [name] }: CommandLine, stdin: PasswordInput, stderr: Writable): Promise<string> {
+    async run(service: Service, { values, positionals: [name] }: CommandLine, { stdin, stderr }: UserIo): Promise<string> {
       if (values.uuid !== undefined && values['offline-uuid']) throw new UsageError('give --uuid or --offline-uuid, not both');
       const password = await readNewPassword(stdin, stderr);
       const user = await service.addUser({ name: name!, password, uuid: values.uuid as string | undefined, offlineUuid: values['offline-uuid'] === true });
@@ -37,7 +49,7 @@ const COMMANDS = {
   passwd: {
     options: DB_OPTIONS,
     positionals: ['NAME'],
-    async run(service: Service, { positionals: [name] }: CommandLine, stdin: PasswordInput, stderr: Writable): Promise<string> {
+    async run(service: Service, { positionals: [name] }: CommandLine, { stdin, stderr }: UserIo): Promise<string> {
       const user = await service.changePassword(name!, await readNewPassword(stdin, stderr));
       return `Changed the password of ${user.name}; their sessions have ended`;
     },
@@ -55,6 +67,37 @@ const COMMANDS = {
     async run(service: Service): Promise<string> {
       const users = await service.listUsers();
       return users.length === 0 ? 'No players yet' : users.map(describe).join('\n');
+    },
+  },
+  show: {
+    options: DB_OPTIONS,
+    positionals: ['NAME'],
+    async run(service: Service, { positionals: [name] }: CommandLine): Promise<string> {
+      return details(await service.findUser(name!));
+    },
+  },
+  lock: {
+    options: { ...DB_OPTIONS, reason: { type: 'string' } },
+    positionals: ['NAME'],
+    async run(service: Service, { values, positionals: [name] }: CommandLine): Promise<string> {
+      const user = await service.lockUser(name!, values.reason as string | undefined);
+      return `Locked ${user.name}; their sessions have ended`;
+    },
+  },
+  unlock: {
+    options: DB_OPTIONS,
+    positionals: ['NAME'],
+    async run(service: Service, { positionals: [name] }: CommandLine): Promise<string> {
+      return `Unlocked ${(await service.unlockUser(name!)).name}`;
+    },
+  },
+  rename: {
+    options: DB_OPTIONS,
+    positionals: ['NAME', 'NEW'],
+    async run(service: Service, { positionals: [name, next] }: CommandLine): Promise<string> {
+      const before = await service.findUser(name!);
+      const user = await service.renameUser(before.id, next!);
+      return `Renamed ${before.name} to ${user.name} (${user.id})`;
     },
   },
   set: {
@@ -76,16 +119,16 @@ const COMMANDS = {
   skin: {
     options: { ...DB_OPTIONS, slim: { type: 'boolean' }, classic: { type: 'boolean' }, 'hd-textures': { type: 'boolean' } },
     positionals: ['NAME', 'FILE'],
-    run: (service: Service, line: CommandLine) => upload(service, line, 'skin'),
+    run: (service: Service, line: CommandLine, io: UserIo) => upload(service, line, io, 'skin'),
   },
   cape: {
     options: { ...DB_OPTIONS, 'hd-textures': { type: 'boolean' } },
     positionals: ['NAME', 'FILE'],
-    run: (service: Service, line: CommandLine) => upload(service, line, 'cape'),
+    run: (service: Service, line: CommandLine, io: UserIo) => upload(service, line, io, 'cape'),
   },
 } as const;
 
-async function upload(service: Service, { values, positionals: [name, file] }: CommandLine, kind: 'skin' | 'cape'): Promise<string> {
+async function upload(service: Service, { values, positionals: [name, file] }: CommandLine, { stderr, settings }: UserIo, kind: 'skin' | 'cape'): Promise<string> {
   if (values.slim && values.classic) throw new UsageError('give --slim or --classic, not both');
   let bytes: Buffer;
   try {
@@ -97,7 +140,11 @@ async function upload(service: Service, { values, positionals: [name, file] }: C
   const tooBig = uploadSizeProblem(Math.max(size, bytes.length));
   if (tooBig) throw new ServiceError('invalid', tooBig);
   const isAlex = values.slim ? true : values.classic ? false : undefined;
-  const user = await service.setHostedTexture(name!, { kind, bytes, hd: values['hd-textures'] === true, ...(isAlex === undefined ? {} : { isAlex }) });
+  const user = await service.setHostedTexture(name!, { kind, bytes, hd: values['hd-textures'] === true || settings.hdTextures, ...(isAlex === undefined ? {} : { isAlex }) });
+  // The server's flags may set it, which this command cannot see; say what happens if they do not.
+  if (settings.publicUrl === '') {
+    stderr.write(`mcauth: warning: no public URL in MCAUTH_PUBLIC_URL or a --config file: a server started without --public-url leaves this ${kind} out of its answers\n`);
+  }
   return `Updated ${user.name}: ${describe(user)}`;
 }
 
@@ -130,13 +177,38 @@ function textureChange(values: CommandLine['values']): TextureChange {
   return change;
 }
 
+/** A time as the CLI shows it: UTC, to the second. */
+const when = (ms: number | null): string => (ms === null ? 'never' : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`);
+
+const skinOf = (user: User): string | undefined =>
+  user.skinUrl !== null ? `${user.skinUrl} (${user.isAlex ? 'slim' : 'classic'})` : user.skinHash !== null ? `hosted ${user.skinHash} (${user.isAlex ? 'slim' : 'classic'})` : undefined;
+const capeOf = (user: User): string | undefined => (user.capeUrl !== null ? user.capeUrl : user.capeHash !== null ? `hosted ${user.capeHash}` : undefined);
+const lockOf = (user: User): string => `locked since ${when(user.lockedAt)}${user.lockReason ? `: ${user.lockReason}` : ''}`;
+
+/** One line a player, for `user list`. */
 function describe(user: User): string {
   const parts = [user.name, user.id];
-  if (user.skinUrl !== null) parts.push(`skin ${user.skinUrl} (${user.isAlex ? 'slim' : 'classic'})`);
-  if (user.skinHash !== null) parts.push(`skin hosted ${user.skinHash} (${user.isAlex ? 'slim' : 'classic'})`);
-  if (user.capeUrl !== null) parts.push(`cape ${user.capeUrl}`);
-  if (user.capeHash !== null) parts.push(`cape hosted ${user.capeHash}`);
+  const skin = skinOf(user);
+  const cape = capeOf(user);
+  if (skin) parts.push(`skin ${skin}`);
+  if (cape) parts.push(`cape ${cape}`);
+  parts.push(`created ${when(user.createdAt)}`, `last login ${when(user.lastLoginAt)}`);
+  if (user.lockedAt !== null) parts.push(lockOf(user));
   return parts.join('  ');
+}
+
+/** Every field but the password hash, one a line, for `user show`. */
+function details(user: User): string {
+  const rows: [string, string][] = [
+    ['name', user.name],
+    ['uuid', user.id],
+    ['skin', skinOf(user) ?? 'none'],
+    ['cape', capeOf(user) ?? 'none'],
+    ['created', when(user.createdAt)],
+    ['last login', when(user.lastLoginAt)],
+    ['lock', user.lockedAt === null ? 'not locked' : lockOf(user)],
+  ];
+  return rows.map(([k, v]) => `${`${k}:`.padEnd(12)}${v}`).join('\n');
 }
 
 export type UserCommand = keyof typeof COMMANDS;
@@ -146,15 +218,15 @@ export interface UserCommandLine {
   line: CommandLine;
   /** Whether the command may create the database: only `add`, the first thing done on a new host. */
   creates: boolean;
-  run: (service: Service, stdin: PasswordInput, stderr: Writable) => Promise<string>;
+  run: (service: Service, io: UserIo) => Promise<string>;
 }
 
 export function parseUserCommand(argv: string[]): UserCommandLine {
   const [name, ...rest] = argv;
   if (name === undefined || !Object.hasOwn(COMMANDS, name)) {
-    throw new UsageError(name === undefined ? 'user needs a command: add, passwd, remove, list, set, skin or cape' : `unknown user command "${name}"`);
+    throw new UsageError(name === undefined ? `user needs a command: ${Object.keys(COMMANDS).join(', ')}` : `unknown user command ${quote(name)}`);
   }
   const command = COMMANDS[name as UserCommand];
   const line = parseCommandLine(rest, command.options, [...command.positionals]);
-  return { line, creates: name === 'add', run: (service, stdin, stderr) => command.run(service, line, stdin, stderr) };
+  return { line, creates: name === 'add', run: (service, io) => command.run(service, line, io) };
 }

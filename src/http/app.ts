@@ -1,17 +1,19 @@
-// The HTTP face of the service: its routes (the five endpoints, health, textures, admin), the API key, and how every failure becomes an envelope.
+// The HTTP face of the service: its routes (the five endpoints, health, textures, and the areas
+// a capability adds), the API key, and how every failure becomes an envelope.
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { MAX_DRAIN_BYTES } from '../limits.ts';
+import { MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, NAME_PATTERN } from '../limits.ts';
 import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import { readJson } from './body.ts';
 import { HttpError, sendError, sendResult } from './envelope.ts';
 import { nameList, requireObject, stringField } from './fields.ts';
 import { createAddressLimit } from './address-limit.ts';
+import { clientAddress } from './client-address.ts';
 import { createKeyCheck } from './api-key.ts';
-import { adminRoutes } from './admin.ts';
-import { createRouter, pathOf, type Handler, type Match } from './router.ts';
+import { createRouter, pathOf, type Handler, type Match, type Routes } from './router.ts';
 import { textureRoutes } from './textures.ts';
+import { readLoginRequest, yggdrasilResult } from './yggdrasil.ts';
 import type { RequestRecord } from '../ops/metrics.ts';
 
 export interface AppOptions {
@@ -20,10 +22,10 @@ export interface AppOptions {
   apiKey: string;
   /** /auth calls a client address may make a minute; 0: no limit. */
   addressLoginLimit: number;
-  /** '' when the admin API is off. */
-  adminToken: string;
-  /** Whether --public-url is set, so that hosted textures can be answered with. */
-  hostsTextures: boolean;
+  /** Take the client address from the last X-Forwarded-For entry (--trust-proxy). */
+  trustProxy?: boolean;
+  /** Route groups a switched-on capability adds (the admin API, the account page). */
+  areas?: Area[];
   /** Where unexpected errors are reported; their details never reach the caller. */
   logError: (message: string, err: unknown) => void;
   /** Called once a request is over (answered, or its client gone). */
@@ -32,10 +34,25 @@ export interface AppOptions {
   metrics?: () => Promise<string>;
 }
 
+/**
+ * Routes under one path prefix that a capability adds. Its requests are let in by its own
+ * `admit` (which throws the refusal) instead of the API key.
+ */
+export interface Area {
+  /** Without the base path, ending in "/": `/admin/`. */
+  prefix: string;
+  routes: Routes;
+  admit: (req: IncomingMessage) => void;
+}
+
 /** A request that is over, for the log and the metrics; nothing in it comes from a body, header or query. */
 export interface AnsweredRequest extends RequestRecord {
   method: string;
   path: string;
+  /** Who a login or an admin change was about: a valid name as sent, or the path's player. */
+  player?: string;
+  /** The client's address (see clientAddress). */
+  client: string;
 }
 
 /** The route of a request that matched none. */
@@ -45,10 +62,34 @@ export const CLIENT_GONE = 499;
 /** The longest path a log line carries; the rest of a longer one is cut off. */
 const MAX_LOGGED_PATH = 200;
 
-const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, throttled: 429, busy: 503 };
+const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409, throttled: 429, busy: 503 };
 
 /** What became of requests whose endpoint has outcomes (logins, joins, hasJoined checks). */
 const outcomes = new WeakMap<ServerResponse, string>();
+/** The player a login named, for the log; set before anything can refuse it. */
+const loginPlayers = new WeakMap<ServerResponse, string>();
+
+/**
+ * The name an /auth body gives (`login`, else Yggdrasil's `username`), only when it is a valid
+ * player name: anything else may be a password typed into the wrong field.
+ */
+function loginName(body: Record<string, unknown>): string | undefined {
+  const name = Object.hasOwn(body, 'login') ? body.login : Object.hasOwn(body, 'username') ? body.username : undefined;
+  return typeof name === 'string' && NAME_PATTERN.test(name) ? name : undefined;
+}
+
+/** The player a path names (`/admin/users/:who...`), decoded as sent, bounded. */
+function pathPlayer(params: Record<string, string> | undefined): string | undefined {
+  const who = params?.who;
+  if (who === undefined) return undefined;
+  let decoded = who;
+  try {
+    decoded = decodeURIComponent(who);
+  } catch {
+    // A malformed escape: logged as sent.
+  }
+  return decoded.slice(0, MAX_LOGGED_PLAYER_CHARS);
+}
 
 /**
  * A POST handler: checks the type, parses the JSON body, hands it to `run`, answers with its
@@ -99,16 +140,23 @@ function metricsHandler(render: () => Promise<string>): Handler {
 }
 
 export function createApp(service: Service, options: AppOptions): RequestListener {
+  const areas = (options.areas ?? []).map((a) => ({ ...a, prefix: options.basePath + a.prefix }));
   const perAddress = options.addressLoginLimit > 0 ? createAddressLimit(options.addressLoginLimit) : undefined;
+  const trustProxy = options.trustProxy ?? false;
   const route = createRouter(options.basePath, {
     '/auth': post(async (body, req, res) => {
       const b = requireObject(body);
-      const wait = perAddress?.(req.socket.remoteAddress ?? '', Date.now()) ?? 0;
+      const player = loginName(b);
+      if (player !== undefined) loginPlayers.set(res, player);
+      const wait = perAddress?.(clientAddress(req, trustProxy), Date.now()) ?? 0;
       if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
       // A login whose caller has left (it timed out in the queue) is not hashed for no one.
       const left = new AbortController();
       res.once('close', () => left.abort());
-      return service.login(stringField(b, 'login'), stringField(b, 'password'), left.signal);
+      // Either the contract's {"login"} or the 0.0.5 LauncherServer's forwarded Yggdrasil body.
+      const { field, name, password, yggdrasil } = readLoginRequest(b);
+      const result = await service.login(name, password, { field, callerLeft: left.signal });
+      return yggdrasil ? yggdrasilResult(result, yggdrasil.clientToken) : result;
     }, () => 'ok'),
     '/join': post(
       async (body) => {
@@ -136,13 +184,11 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     },
     ...(options.metrics ? { '/metrics': { GET: metricsHandler(options.metrics) } } : {}),
     ...textureRoutes(service),
-    ...(options.adminToken === '' ? {} : adminRoutes(service, { hostsTextures: options.hostsTextures })),
+    ...Object.assign({}, ...areas.map((a) => a.routes)),
   });
   const keyCheck = options.apiKey === '' ? undefined : createKeyCheck(options.apiKey);
-  const adminCheck = options.adminToken === '' ? undefined : createKeyCheck(options.adminToken, { bearerOnly: true });
   const health = `${options.basePath}/health`;
   const textures = `${options.basePath}/textures/`;
-  const admin = `${options.basePath}/admin/`;
 
   const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown): void => {
     // The path only: a query string may carry a secret.
@@ -168,6 +214,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     let found: Match | undefined;
     if (answered) {
       const started = performance.now();
+      // Now: once the connection is gone, the socket may no longer know its peer.
+      const client = clientAddress(req, trustProxy);
       res.once('close', () => {
         const route = found?.route ?? UNMATCHED;
         answered({
@@ -177,15 +225,16 @@ export function createApp(service: Service, options: AppOptions): RequestListene
           status: res.writableFinished ? res.statusCode : CLIENT_GONE,
           seconds: (performance.now() - started) / 1000,
           outcome: outcomes.get(res),
+          player: loginPlayers.get(res) ?? pathPlayer(found?.params),
+          client,
         });
       });
     }
     try {
       const path = pathOf(req);
-      if (adminCheck && path.startsWith(admin)) {
-        // The admin API has its own token instead of the API key.
-        if (!adminCheck(req)) throw new HttpError(401, 'Missing or wrong admin token', { 'www-authenticate': 'Bearer' });
-      } else if (keyCheck && path !== health && !path.startsWith(textures) && !keyCheck(req)) {
+      const area = areas.find((a) => path.startsWith(a.prefix));
+      if (area) area.admit(req);
+      else if (keyCheck && path !== health && !path.startsWith(textures) && !keyCheck(req)) {
         // Probes and game clients (texture downloads) cannot send the key.
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
       }
@@ -216,6 +265,6 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   const body = JSON.stringify({ success: false, error: message });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `x-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

@@ -1,13 +1,14 @@
 // Managing players: the rules the CLI and the admin API both go through.
 import { createHash, randomUUID } from 'node:crypto';
 import { hashPassword } from '../crypto/password.ts';
-import { PngError, readPng, type Png } from '../textures/png.ts';
+import { checkImageData, PngError, readPng, type Png } from '../textures/png.ts';
 import { textureSizeProblem, uploadSizeProblem, type TextureKind } from '../textures/rules.ts';
 import type { TextureChange, User } from '../store/store.ts';
+import { MAX_LOCK_REASON_CHARS } from '../limits.ts';
 import { offlineUuid, parseUuid } from '../uuid.ts';
 import { isPlayerName, requireNewName, requireNewPassword, requireUrl } from './checks.ts';
 import type { Context } from './context.ts';
-import { busy, invalid, notFound, ServiceError } from './errors.ts';
+import { busy, invalid, notFound, quote, ServiceError } from './errors.ts';
 
 export interface NewUser {
   name: string;
@@ -39,30 +40,33 @@ export async function findUser(ctx: Context, name: string): Promise<User> {
     return user;
   }
   const user = isPlayerName(name) ? await ctx.store.findUserByName(name) : undefined;
-  if (!user) throw notFound(`No player named "${name}"`);
+  if (!user) throw notFound(`No player named ${quote(name)}`);
   return user;
 }
 
+const nameTaken = (name: string): ServiceError => new ServiceError('conflict', `The name ${quote(name)} is taken`);
+
 export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   requireNewName(input.name);
-  requireNewPassword(input.password);
+  requireNewPassword(input.password, ctx.options.minPasswordLength);
   let id: string = randomUUID();
   if (input.offlineUuid) id = offlineUuid(input.name);
   if (input.uuid !== undefined) {
     const given = parseUuid(input.uuid);
-    if (given === undefined) throw invalid(`Invalid UUID "${input.uuid}"`);
+    if (given === undefined) throw invalid(`Invalid UUID ${quote(input.uuid)}`);
     id = given;
   }
-  const user: User = { id, name: input.name, passwordHash: await hashInPool(ctx, input.password), skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false };
+  const passwordHash = await hashInPool(ctx, input.password);
+  const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
   const created = await ctx.store.createUser(user);
-  if (created === 'name_taken') throw new ServiceError('conflict', `The name "${input.name}" is taken`);
+  if (created === 'name_taken') throw nameTaken(input.name);
   if (created === 'id_taken') throw new ServiceError('conflict', `The UUID ${id} belongs to another player`);
   return user;
 }
 
-/** Sets a new password and ends every live token of the player: a changed password logs out everywhere. */
+/** Sets a new password and ends every session of the player: a changed password logs out everywhere. */
 export async function changePassword(ctx: Context, name: string, password: string): Promise<User> {
-  requireNewPassword(password);
+  requireNewPassword(password, ctx.options.minPasswordLength);
   const user = await findUser(ctx, name);
   await ctx.store.setPasswordHash(user.id, await hashInPool(ctx, password), true);
   return user;
@@ -81,8 +85,8 @@ export function listUsers(ctx: Context, after?: string, limit?: number): Promise
 
 /** Sets or clears (null) skin and cape URLs and the arm model. */
 export async function setTextures(ctx: Context, name: string, change: TextureChange): Promise<User> {
-  if (typeof change.skinUrl === 'string') requireUrl(change.skinUrl);
-  if (typeof change.capeUrl === 'string') requireUrl(change.capeUrl);
+  if (typeof change.skinUrl === 'string') requireUrl(change.skinUrl, ctx.options.allowHttpTextures);
+  if (typeof change.capeUrl === 'string') requireUrl(change.capeUrl, ctx.options.allowHttpTextures);
   const user = await findUser(ctx, name);
   await ctx.store.setTextures(user.id, change);
   return reread(ctx, user);
@@ -114,6 +118,13 @@ export async function setHostedTexture(ctx: Context, who: string, upload: Hosted
   }
   const wrongSize = textureSizeProblem(upload.kind, png.width, png.height, upload.hd ?? ctx.options.hdTextures);
   if (wrongSize) throw invalid(wrongSize);
+  // Only now: the size check bounds what inflating the image data may allocate.
+  try {
+    checkImageData(png);
+  } catch (err) {
+    if (err instanceof PngError) throw invalid(`${upload.kind}: ${err.message}`);
+    throw err;
+  }
   const user = await findUser(ctx, who);
   const hash = createHash('sha256').update(png.bytes).digest('hex');
   const change: TextureChange = { upload: { hash, png: png.bytes } };
@@ -126,16 +137,49 @@ export async function setHostedTexture(ctx: Context, who: string, upload: Hosted
   return reread(ctx, user);
 }
 
-/** Ends every live token of the player at once. */
+/** Ends every session of the player at once: tokens and join. */
 export async function revokeSessions(ctx: Context, who: string): Promise<User> {
   const user = await findUser(ctx, who);
-  await ctx.store.deleteTokens(user.id);
+  await ctx.store.endSessions(user.id);
   return user;
 }
 
-/** The player as stored after a change; gone meanwhile (removed by another process): not found. */
+/**
+ * Locks the player: kept with everything they have, but no login, token or join works until
+ * unlocked. Ends every session at once. `reason` is shown to the player at login.
+ */
+export async function lockUser(ctx: Context, who: string, reason?: string): Promise<User> {
+  if (reason !== undefined) {
+    if (!reason.isWellFormed() || /\p{Cc}/u.test(reason)) throw invalid('The reason must be text on one line');
+    if ([...reason].length > MAX_LOCK_REASON_CHARS) throw invalid(`The reason must be at most ${MAX_LOCK_REASON_CHARS} characters`);
+  }
+  const user = await findUser(ctx, who);
+  if (!(await ctx.store.setLock(user.id, { at: ctx.now(), reason: reason?.trim() || null }))) throw gone(user);
+  return reread(ctx, user);
+}
+
+export async function unlockUser(ctx: Context, who: string): Promise<User> {
+  const user = await findUser(ctx, who);
+  if (!(await ctx.store.setLock(user.id, null))) throw gone(user);
+  return reread(ctx, user);
+}
+
+/** A new name for the player; the UUID, textures, tokens and join stay, and the old name is free. */
+export async function renameUser(ctx: Context, who: string, name: string): Promise<User> {
+  requireNewName(name);
+  const user = await findUser(ctx, who);
+  const result = await ctx.store.renameUser(user.id, name);
+  if (result === 'name_taken') throw nameTaken(name);
+  if (result === 'not_found') throw gone(user);
+  return reread(ctx, user);
+}
+
+/** A player removed by another process between the look-up and the change. */
+const gone = (user: User): ServiceError => notFound(`No player named ${quote(user.name)}`);
+
+/** The player as stored after a change; gone meanwhile: not found. */
 async function reread(ctx: Context, user: User): Promise<User> {
   const now = await ctx.store.findUserById(user.id);
-  if (!now) throw notFound(`No player named "${user.name}"`);
+  if (!now) throw gone(user);
   return now;
 }

@@ -18,6 +18,8 @@ export interface AuthResult extends TextureFields {
 /** One message for an unknown login and a wrong password, so a caller cannot tell which logins exist. */
 export const BAD_CREDENTIALS = 'Wrong login or password';
 
+const locked = (reason: string | null): ServiceError => new ServiceError('forbidden', `This account is locked${reason ? `: ${reason}` : ''}`);
+
 let dummy: Promise<string> | undefined;
 
 /**
@@ -29,14 +31,17 @@ export function dummyHash(): Promise<string> {
   return dummy;
 }
 
-/**
- * Checks the password and issues a token. `callerLeft` aborts when the caller is gone: a login
- * still waiting for its hash slot then gives the slot up without hashing, and its attempt is
- * taken back from the throttle's count.
- */
-export async function login(ctx: Context, name: string, password: string, callerLeft?: AbortSignal): Promise<AuthResult> {
+export interface LoginOptions {
+  /** The request field the name came in, for messages: `login`, or `username` (Yggdrasil's shape). */
+  field?: string;
+  /** Aborts when the caller is gone: a login still waiting for its hash slot then gives the slot up without hashing, and its attempt is taken back from the throttle's count. */
+  callerLeft?: AbortSignal;
+}
+
+/** Checks the password and issues a token. */
+export async function login(ctx: Context, name: string, password: string, { field = 'login', callerLeft }: LoginOptions = {}): Promise<AuthResult> {
   // Over a limit: refused before any work, and not counted as a failed login.
-  requirePlayerName('login', name);
+  requirePlayerName(field, name);
   requirePasswordSize(password);
   const slot = await admitLoginAttempt(ctx, name);
   try {
@@ -51,13 +56,19 @@ export async function login(ctx: Context, name: string, password: string, caller
     const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !matches) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
     await ctx.store.clearLoginFailures(name);
+    // Only after the password: to a guesser a locked account looks like any other.
+    if (user.lockedAt !== null) throw locked(user.lockReason);
 
     if (needsRehash(user.passwordHash)) {
       await ctx.store.setPasswordHash(user.id, await hashPassword(password), false);
     }
     const { token, digest } = issueToken();
     const now = ctx.now();
-    await ctx.store.addToken(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER);
+    if (!(await ctx.store.recordLogin(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER))) {
+      // A lock (or a removal) landed while the password was being checked.
+      const after = await ctx.store.findUserById(user.id);
+      throw after ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
+    }
     return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
   } finally {
     slot.release();

@@ -1,7 +1,7 @@
 // The rules every input of the service is held to, in one place.
-import { MAX_PASSWORD_BYTES, MAX_SERVER_ID_CHARS, MAX_TOKEN_CHARS, NAME_PATTERN } from '../limits.ts';
+import { MAX_PASSWORD_BYTES, MAX_SERVER_ID_CHARS, MAX_TEXTURE_URL_CHARS, MAX_TOKEN_CHARS, NAME_PATTERN } from '../limits.ts';
 import { parseUuid } from '../uuid.ts';
-import { invalid } from './errors.ts';
+import { invalid, quote } from './errors.ts';
 
 /**
  * True for names that can exist. Every look-up by name goes through this first: a store folds
@@ -37,12 +37,17 @@ export function requireTokenSize(token: string): void {
 }
 
 export function requireNewName(name: string): void {
-  if (!isPlayerName(name)) throw invalid(`Invalid name "${name}": use 3 to 16 letters, digits and _`);
+  if (!isPlayerName(name)) throw invalid(`Invalid name ${quote(name)}: use 3 to 16 letters, digits and _`);
 }
 
-export function requireNewPassword(password: string): void {
+/**
+ * A password being set (not one logging in: an existing shorter one still works). Its length
+ * is counted in code points, as a person counts characters: an emoji is one, not two.
+ */
+export function requireNewPassword(password: string, minChars: number): void {
   if (password === '') throw invalid('The password must not be empty');
   if (!password.isWellFormed()) throw invalid('The password is not well-formed Unicode');
+  if ([...password].length < minChars) throw invalid(`The password must be at least ${minChars} characters`);
   if (tooLong(password)) throw invalid(`The password must be at most ${MAX_PASSWORD_BYTES} bytes`);
 }
 
@@ -59,12 +64,15 @@ export function requireServerId(serverId: string): void {
   if (serverId.length > MAX_SERVER_ID_CHARS) throw invalid(`Field "serverID" is longer than ${MAX_SERVER_ID_CHARS} characters`);
 }
 
-export function requireUrl(url: string): void {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') throw invalid(`Invalid URL "${url}": use an http:// or https:// address`);
+/**
+ * An external skin or cape address: https (plain http only when allowed: a game fetching over
+ * http can be fed another image on the way), bounded, and without a user or password part
+ * (a credential in a URL every game client is handed would be public).
+ */
+export function requireUrl(url: string, allowHttp: boolean): void {
+  if (url.length > MAX_TEXTURE_URL_CHARS) throw invalid(`A texture URL must be at most ${MAX_TEXTURE_URL_CHARS} characters`);
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  const ok = parsed?.protocol === 'https:' || (allowHttp && parsed?.protocol === 'http:');
+  if (!ok) throw invalid(`Invalid URL ${quote(url)}: use an https:// address${allowHttp ? ' (or http://)' : ' (http:// only with --allow-http-textures)'}`);
+  if (parsed!.username !== '' || parsed!.password !== '') throw invalid(`Invalid URL ${quote(url)}: a texture URL must not carry a user or password`);
 }

@@ -15,6 +15,10 @@ export interface ServiceOptions {
   joinTtlSeconds: number;
   tokenTtlSeconds: number;
   maxProfiles: number;
+  /** Shortest new password, in code points (existing shorter ones still log in). */
+  minPasswordLength: number;
+  /** External texture URLs may be plain http://. */
+  allowHttpTextures: boolean;
 }
 
 export interface Context {

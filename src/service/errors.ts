@@ -1,7 +1,7 @@
 // Refusals of the service: what went wrong in words a player or admin can act on, and its kind.
 // The HTTP layer maps a kind to a status; the CLI prints the message.
 
-export type Refusal = 'invalid' | 'unauthorized' | 'not_found' | 'conflict' | 'throttled' | 'busy';
+export type Refusal = 'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'throttled' | 'busy';
 
 export class ServiceError extends Error {
   readonly kind: Refusal;
@@ -19,3 +19,12 @@ export class ServiceError extends Error {
 export const invalid = (message: string): ServiceError => new ServiceError('invalid', message);
 export const notFound = (message: string): ServiceError => new ServiceError('not_found', message);
 export const busy = (): ServiceError => new ServiceError('busy', 'The server is busy; try again in a moment', 1);
+
+/** At most this much of any input is quoted back in a message: an error line stays readable, whatever was sent. */
+const MAX_QUOTED_CHARS = 64;
+
+/** `text` in double quotes, cut to MAX_QUOTED_CHARS characters (marked with …). */
+export function quote(text: string): string {
+  const chars = [...text];
+  return `"${chars.length > MAX_QUOTED_CHARS ? `${chars.slice(0, MAX_QUOTED_CHARS).join('')}…` : text}"`;
+}

@@ -1,7 +1,7 @@
 // The service: every operation of the HTTP interface and the CLI, over one store.
 import type { TextureChange } from '../store/store.ts';
 import * as accounts from './accounts.ts';
-import { dummyHash, login } from './auth.ts';
+import { dummyHash, login, type LoginOptions } from './auth.ts';
 import type { Context, ServiceOptions } from './context.ts';
 import { profile, profiles } from './lookup.ts';
 import { hasJoined, join } from './session.ts';
@@ -18,7 +18,7 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     warmUp: () => dummyHash().then(() => undefined),
     /** Hashes running and waiting, for the metrics. */
     hashLoad: () => ({ running: ctx.pool.running, waiting: ctx.pool.waiting }),
-    login: (name: string, password: string, callerLeft?: AbortSignal) => login(ctx, name, password, callerLeft),
+    login: (name: string, password: string, options?: LoginOptions) => login(ctx, name, password, options),
     join: (accessToken: string, userUUID: string, serverId: string) => join(ctx, accessToken, userUUID, serverId),
     hasJoined: (username: string, serverId: string) => hasJoined(ctx, username, serverId),
     profile: (userUUID: string) => profile(ctx, userUUID),
@@ -31,6 +31,9 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     setTextures: (who: string, change: TextureChange) => accounts.setTextures(ctx, who, change),
     setHostedTexture: (who: string, upload: accounts.HostedUpload) => accounts.setHostedTexture(ctx, who, upload),
     revokeSessions: (who: string) => accounts.revokeSessions(ctx, who),
+    lockUser: (who: string, reason?: string) => accounts.lockUser(ctx, who, reason),
+    unlockUser: (who: string) => accounts.unlockUser(ctx, who),
+    renameUser: (who: string, name: string) => accounts.renameUser(ctx, who, name),
     findTexture: (hash: string) => store.findTexture(hash),
     countTextures: () => store.countTextures(),
     /** Throws when the store cannot answer a query (for /health). */

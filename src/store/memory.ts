@@ -29,6 +29,10 @@ export function createMemoryStore(): Store {
   const dropTokens = (keep: (digest: string, t: Token) => boolean): void => {
     for (const [digest, t] of tokens) if (!keep(digest, t)) tokens.delete(digest);
   };
+  const endSessions = (id: string): void => {
+    dropTokens((_, t) => t.userId !== id);
+    joins.delete(id);
+  };
 
   return {
     async countUsers() {
@@ -41,8 +45,8 @@ export function createMemoryStore(): Store {
         .slice(0, limit)
         .map((u) => ({ ...u }));
     },
-    async deleteTokens(id) {
-      dropTokens((_, t) => t.userId !== id);
+    async endSessions(id) {
+      endSessions(id);
     },
     async findUserByName(name) {
       return copy(byName(name));
@@ -61,15 +65,33 @@ export function createMemoryStore(): Store {
     async createUser(user): Promise<CreateResult> {
       if (idByName.has(user.name.toLowerCase())) return 'name_taken';
       if (users.has(user.id)) return 'id_taken';
-      users.set(user.id, { ...user, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null });
+      users.set(user.id, { ...user, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, lastLoginAt: null, lockedAt: null, lockReason: null });
       idByName.set(user.name.toLowerCase(), user.id);
       return 'created';
     },
-    async setPasswordHash(id, hash, endSessions) {
+    async renameUser(id, name) {
+      const u = users.get(id);
+      const holder = idByName.get(name.toLowerCase());
+      if (holder !== undefined && holder !== id) return 'name_taken';
+      if (!u) return 'not_found';
+      idByName.delete(u.name.toLowerCase());
+      idByName.set(name.toLowerCase(), id);
+      u.name = name;
+      return 'renamed';
+    },
+    async setPasswordHash(id, hash, end) {
       const u = users.get(id);
       if (!u) return;
       u.passwordHash = hash;
-      if (endSessions) dropTokens((_, t) => t.userId !== id);
+      if (end) endSessions(id);
+    },
+    async setLock(id, lock) {
+      const u = users.get(id);
+      if (!u) return false;
+      u.lockedAt = lock?.at ?? null;
+      u.lockReason = lock?.reason ?? null;
+      if (lock) endSessions(id);
+      return true;
     },
     async setTextures(id, change: TextureChange) {
       const u = users.get(id);
@@ -98,7 +120,10 @@ export function createMemoryStore(): Store {
       dropTokens((_, t) => t.userId !== id);
       return true;
     },
-    async addToken(userId, digest, now, expiresAt, maxLive) {
+    async recordLogin(userId, digest, now, expiresAt, maxLive) {
+      const u = users.get(userId);
+      if (!u || u.lockedAt !== null) return false;
+      u.lastLoginAt = now;
       tokens.set(digest, { userId, expiresAt, seq: ++seq });
       const live = [...tokens.entries()]
         .filter(([, t]) => t.userId === userId && t.expiresAt > now)
@@ -106,6 +131,7 @@ export function createMemoryStore(): Store {
         .slice(0, maxLive);
       const keep = new Set(live.map(([d]) => d));
       dropTokens((d, t) => t.userId !== userId || keep.has(d));
+      return true;
     },
     async recordJoin(digest, userId, serverId, now) {
       const t = tokens.get(digest);

@@ -41,6 +41,10 @@ export const MIGRATIONS: string[] = [
    ALTER TABLE users ADD COLUMN cape_hash TEXT REFERENCES textures (hash);
    CREATE INDEX users_by_skin ON users (skin_hash);
    CREATE INDEX users_by_cape ON users (cape_hash);`,
+  // The account's life: its last login, and a lock that keeps the player without deleting them.
+  `ALTER TABLE users ADD COLUMN last_login_at INTEGER;
+   ALTER TABLE users ADD COLUMN locked_at INTEGER;
+   ALTER TABLE users ADD COLUMN lock_reason TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

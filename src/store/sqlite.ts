@@ -13,9 +13,14 @@ interface UserRow {
   cape_url: string | null;
   cape_hash: string | null;
   is_alex: number;
+  created_at: number;
+  last_login_at: number | null;
+  locked_at: number | null;
+  lock_reason: string | null;
 }
 
-const USER_COLUMNS = 'users.id, users.name, users.password_hash, users.skin_url, users.skin_hash, users.cape_url, users.cape_hash, users.is_alex';
+const USER_COLUMNS =
+  'users.id, users.name, users.password_hash, users.skin_url, users.skin_hash, users.cape_url, users.cape_hash, users.is_alex, users.created_at, users.last_login_at, users.locked_at, users.lock_reason';
 
 function toUser(row: unknown): User | undefined {
   if (!row) return undefined;
@@ -29,6 +34,10 @@ function toUser(row: unknown): User | undefined {
     capeUrl: r.cape_url,
     capeHash: r.cape_hash,
     isAlex: r.is_alex === 1,
+    createdAt: r.created_at,
+    lastLoginAt: r.last_login_at,
+    lockedAt: r.locked_at,
+    lockReason: r.lock_reason,
   };
 }
 
@@ -76,12 +85,17 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     byName: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key = ?`),
     byId: sql(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`),
     byNames: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key IN (SELECT value FROM json_each(?))`),
-    nameTaken: sql('SELECT 1 FROM users WHERE name_key = ?'),
     insertUser: sql(
       `INSERT INTO users (id, name, name_key, password_hash, is_alex, created_at)
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     setHash: sql('UPDATE users SET password_hash = ? WHERE id = ?'),
+    rename: sql('UPDATE users SET name = ?, name_key = ? WHERE id = ?'),
+    idByName: sql('SELECT id FROM users WHERE name_key = ?'),
+    setLock: sql('UPDATE users SET locked_at = ?, lock_reason = ? WHERE id = ?'),
+    lockOf: sql('SELECT locked_at FROM users WHERE id = ?'),
+    setLastLogin: sql('UPDATE users SET last_login_at = ? WHERE id = ?'),
+    deleteJoin: sql('DELETE FROM joins WHERE user_id = ?'),
     setSkin: sql('UPDATE users SET skin_url = ?, skin_hash = ? WHERE id = ?'),
     setCape: sql('UPDATE users SET cape_url = ?, cape_hash = ? WHERE id = ?'),
     setModel: sql('UPDATE users SET is_alex = ? WHERE id = ?'),
@@ -117,6 +131,12 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     ),
   };
 
+  /** Inside a transaction: tokens and the join go together, so no hasJoined succeeds after a revocation. */
+  const endSessions = (id: string): void => {
+    q.deleteTokens.run(id);
+    q.deleteJoin.run(id);
+  };
+
   return {
     async countUsers() {
       return Number((q.count.get() as { n: number }).n);
@@ -124,8 +144,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     async listUsers(after = '', limit = -1) {
       return q.list.all(after.toLowerCase(), limit).map((row) => toUser(row)!);
     },
-    async deleteTokens(id) {
-      q.deleteTokens.run(id);
+    async endSessions(id) {
+      transaction(db, () => endSessions(id));
     },
     async findUserByName(name) {
       return toUser(q.byName.get(name.toLowerCase()));
@@ -139,16 +159,31 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     async createUser(user): Promise<CreateResult> {
       const key = user.name.toLowerCase();
       return transaction(db, () => {
-        if (q.nameTaken.get(key)) return 'name_taken';
+        if (q.idByName.get(key)) return 'name_taken';
         // A new player wears nothing: textures are set afterwards, through setTextures.
-        const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.isAlex ? 1 : 0, Date.now());
+        const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.isAlex ? 1 : 0, user.createdAt);
         return changes === 1 ? 'created' : 'id_taken';
       });
     },
-    async setPasswordHash(id, hash, endSessions) {
+    async renameUser(id, name) {
+      const key = name.toLowerCase();
+      return transaction(db, () => {
+        const holder = q.idByName.get(key) as { id: string } | undefined;
+        if (holder && holder.id !== id) return 'name_taken';
+        return q.rename.run(name, key, id).changes === 1 ? 'renamed' : 'not_found';
+      });
+    },
+    async setPasswordHash(id, hash, end) {
       transaction(db, () => {
         q.setHash.run(hash, id);
-        if (endSessions) q.deleteTokens.run(id);
+        if (end) endSessions(id);
+      });
+    },
+    async setLock(id, lock) {
+      return transaction(db, () => {
+        if (q.setLock.run(lock?.at ?? null, lock?.reason ?? null, id).changes === 0) return false;
+        if (lock) endSessions(id);
+        return true;
       });
     },
     async setTextures(id, change) {
@@ -179,10 +214,14 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         return true;
       });
     },
-    async addToken(userId, digest, now, expiresAt, maxLive) {
-      transaction(db, () => {
+    async recordLogin(userId, digest, now, expiresAt, maxLive) {
+      return transaction(db, () => {
+        const user = q.lockOf.get(userId) as { locked_at: number | null } | undefined;
+        if (!user || user.locked_at !== null) return false;
         q.insertToken.run(digest, userId, now, expiresAt);
         q.pruneTokens.run(userId, now, maxLive);
+        q.setLastLogin.run(now, userId);
+        return true;
       });
     },
     async recordJoin(digest, userId, serverId, now) {

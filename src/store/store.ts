@@ -16,6 +16,14 @@ export interface User {
   capeHash: string | null;
   /** Slim (thin-arm) skin model. */
   isAlex: boolean;
+  /** When the player was created (ms since the epoch). */
+  createdAt: number;
+  /** The last successful login; null: never. */
+  lastLoginAt: number | null;
+  /** When the player was locked; null: not locked. A locked player cannot log in or join. */
+  lockedAt: number | null;
+  /** Why, as the admin said it; shown to the player at login. */
+  lockReason: string | null;
 }
 
 /**
@@ -28,6 +36,7 @@ export type TextureChange = Partial<Pick<User, 'skinUrl' | 'skinHash' | 'capeUrl
 };
 
 export type CreateResult = 'created' | 'name_taken' | 'id_taken';
+export type RenameResult = 'renamed' | 'name_taken' | 'not_found';
 
 /** Failed logins of one name: how many in a row, and when the last was. */
 export interface LoginFailures {
@@ -44,25 +53,31 @@ export interface Store {
   findUserById(id: string): Promise<User | undefined>;
   /** Case-insensitive; users in no particular order, each once. */
   findUsersByNames(names: string[]): Promise<User[]>;
+  /** Stores a new player; lastLoginAt and the lock start empty, textures are set afterwards. */
   createUser(user: User): Promise<CreateResult>;
-  /** Replaces the hash; with `endSessions`, also deletes every token of the user, atomically. */
+  /** Gives the player another name (unique in any case); id, textures, tokens and join stay. */
+  renameUser(id: string, name: string): Promise<RenameResult>;
+  /** Replaces the hash; with `endSessions`, also ends every session (tokens and join) of the user, atomically. */
   setPasswordHash(id: string, hash: string, endSessions: boolean): Promise<void>;
+  /** Locks (ending every session, atomically) or, with null, unlocks the user. False when there is none. */
+  setLock(id: string, lock: { at: number; reason: string | null } | null): Promise<boolean>;
   /** Applies the change; a hosted texture no player uses any more is deleted in the same transaction. */
   setTextures(id: string, change: TextureChange): Promise<void>;
   /** The PNG of a hosted texture. */
   findTexture(hash: string): Promise<Buffer | undefined>;
   countTextures(): Promise<number>;
-  /** Ends every token of the user. */
-  deleteTokens(id: string): Promise<void>;
+  /** Ends every session of the user: its tokens and its join, atomically. */
+  endSessions(id: string): Promise<void>;
   /** Deletes the user with its tokens and join (and textures no one else uses). False when there was none. */
   deleteUser(id: string): Promise<boolean>;
 
   /**
-   * Stores a token digest; then drops the user's expired tokens and all but the `maxLive` most
-   * recently stored (by order of storing, not by clock, so the new one always stays), in the same
-   * transaction.
+   * A successful login: stores a token digest and the time of the login; then drops the user's
+   * expired tokens and all but the `maxLive` most recently stored (by order of storing, not by
+   * clock, so the new one always stays), in the same transaction. False, and nothing written,
+   * when the user is locked or gone (a lock may land while the password is being checked).
    */
-  addToken(userId: string, digest: string, now: number, expiresAt: number, maxLive: number): Promise<void>;
+  recordLogin(userId: string, digest: string, now: number, expiresAt: number, maxLive: number): Promise<boolean>;
   /**
    * Records a join (replacing the user's previous one) when the token `digest` belongs to
    * `userId` and expires after `now`; false, and nothing written, otherwise.

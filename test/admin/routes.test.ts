@@ -7,7 +7,8 @@ import { resolveServeConfig } from '../../src/cli/options.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
 import { createMemoryStore } from '../../src/store/memory.ts';
 import { chunk, encodePng } from '../helpers/png.ts';
-import { silentLog } from '../helpers/log.ts';
+import { captureLog, silentLog } from '../helpers/log.ts';
+import { adminBodyWithoutTimes } from '../e2e/util.ts';
 
 const TOKEN = 'admin-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -22,7 +23,7 @@ describe('admin API', () => {
       body: body === undefined ? undefined : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text.startsWith('{') ? JSON.parse(text) : undefined, text };
+    return { status: res.status, headers: res.headers, json: text.startsWith('{') ? adminBodyWithoutTimes(JSON.parse(text)) : undefined, text };
   };
 
   before(async () => {
@@ -41,13 +42,13 @@ describe('admin API', () => {
   });
 
   test('creates, finds, pages, patches, revokes and removes players', async () => {
-    const alice = await call('POST', '/admin/users', { name: 'Alice', password: 'pw', uuid: '0F1E2D3C4B5A49688776A5B4C3D2E1F0' });
-    assert.deepEqual(alice.json.result, { name: 'Alice', uuid: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0', isAlex: false, skinUrl: null, capeUrl: null });
-    assert.equal((await call('POST', '/admin/users', { name: 'ALICE', password: 'pw' })).status, 409);
-    assert.equal((await call('POST', '/admin/users', { name: 'Bob', password: 'pw', uuid: 'x', offlineUuid: true })).json.error, 'Give uuid or offlineUuid, not both');
-    assert.equal((await call('POST', '/admin/users', { name: 'Bob', password: 'pw', offlineUuid: 'yes' })).json.error, 'Field "offlineUuid" must be a boolean');
-    await call('POST', '/admin/users', { name: 'Bob', password: 'pw', offlineUuid: true });
-    await call('POST', '/admin/users', { name: 'carol', password: 'pw' });
+    const alice = await call('POST', '/admin/users', { name: 'Alice', password: 'open-sesame', uuid: '0F1E2D3C4B5A49688776A5B4C3D2E1F0' });
+    assert.deepEqual(alice.json.result, { name: 'Alice', uuid: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0', isAlex: false, skinUrl: null, capeUrl: null, locked: false, lockedAt: null, lockReason: null });
+    assert.equal((await call('POST', '/admin/users', { name: 'ALICE', password: 'open-sesame' })).status, 409);
+    assert.equal((await call('POST', '/admin/users', { name: 'Bob', password: 'open-sesame', uuid: 'x', offlineUuid: true })).json.error, 'Give uuid or offlineUuid, not both');
+    assert.equal((await call('POST', '/admin/users', { name: 'Bob', password: 'open-sesame', offlineUuid: 'yes' })).json.error, 'Field "offlineUuid" must be a boolean');
+    await call('POST', '/admin/users', { name: 'Bob', password: 'open-sesame', offlineUuid: true });
+    await call('POST', '/admin/users', { name: 'carol', password: 'open-sesame' });
     const page = (await call('GET', '/admin/users?limit=2')).json.result;
     assert.deepEqual([page.users.map((u: { name: string }) => u.name), page.next], [['Alice', 'Bob'], 'Bob']);
     const rest = (await call('GET', `/admin/users?limit=2&after=${page.next}`)).json.result;
@@ -59,11 +60,11 @@ describe('admin API', () => {
     const patched = await call('PATCH', '/admin/users/alice', { skinUrl: 'https://s.example/a.png', isAlex: true, capeUrl: null });
     assert.deepEqual(patched.json.result, { ...alice.json.result, skinUrl: 'https://s.example/a.png', isAlex: true });
     assert.equal((await call('PATCH', '/admin/users/alice', {})).status, 400);
-    const typed = await fetch(`${base}/admin/users`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/plain' }, body: '{"name":"Eve","password":"pw"}' });
+    const typed = await fetch(`${base}/admin/users`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/plain' }, body: '{"name":"Eve","password":"open-sesame"}' });
     assert.equal(typed.status, 415, 'admin JSON bodies are held to the same Content-Type rule');
     assert.equal((await call('PATCH', '/admin/users/alice', { isAlex: 'yes' })).json.error, 'Field "isAlex" must be a boolean');
     assert.equal((await call('PATCH', '/admin/users/alice', { skinUrl: 'ftp://x' })).status, 400);
-    assert.equal((await call('POST', '/admin/users/alice/password', { password: 'new' })).status, 200);
+    assert.equal((await call('POST', '/admin/users/alice/password', { password: 'new-password' })).status, 200);
     assert.equal((await call('POST', '/admin/users/alice/revoke')).status, 200);
     assert.equal((await call('DELETE', '/admin/users/carol')).json.result.name, 'carol');
     assert.equal((await call('DELETE', '/admin/users/carol')).status, 404);
@@ -99,12 +100,12 @@ describe('admin API', () => {
   });
 });
 
-test('uploads need --public-url, and the server will not start without it once textures exist', async () => {
+test('uploads need --public-url; once textures exist, a server without it starts and warns once', async () => {
   const store = createMemoryStore();
   const config = { ...resolveServeConfig({}, {}), port: 0, db: ':memory:', adminToken: TOKEN };
   const server = await startServer(config, store, silentLog());
   try {
-    await fetch(`http://127.0.0.1:${server.port}/admin/users`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Dave', password: 'pw' }) });
+    await fetch(`http://127.0.0.1:${server.port}/admin/users`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Dave', password: 'open-sesame' }) });
     const r = await fetch(`http://127.0.0.1:${server.port}/admin/users/dave/skin`, { method: 'PUT', headers: AUTH, body: new Uint8Array(encodePng(64, 64)) });
     assert.deepEqual([r.status, ((await r.json()) as { error: string }).error], [409, 'Hosted textures need the server to run with --public-url']);
   } finally {
@@ -112,5 +113,11 @@ test('uploads need --public-url, and the server will not start without it once t
   }
   const dave = (await store.findUserByName('dave'))!;
   await store.setTextures(dave.id, { skinHash: 'h', upload: { hash: 'h', png: Buffer.from('x') } });
-  await assert.rejects(startServer(config, store, silentLog()), /give --public-url/);
+  // A refusal to start would make a service manager restart it in a loop.
+  const captured = captureLog('info');
+  const again = await startServer(config, store, captured.log);
+  await again.stop();
+  const warnings = captured.lines().filter((l) => l.level === 40);
+  assert.equal(warnings.length, 1, captured.text());
+  assert.match(warnings[0]!.msg, /hosted skins or capes.*set --public-url/);
 });

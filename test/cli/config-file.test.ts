@@ -56,6 +56,10 @@ const EVERY_KEY: ServeConfig = {
   logLevel: 'debug',
   shutdownTimeout: 7,
   workers: 3,
+  logFormat: 'pretty',
+  minPasswordLength: 12,
+  allowHttpTextures: true,
+  trustProxy: true,
 };
 
 describe('readConfigFile', () => {
@@ -408,14 +412,14 @@ describe('main with --config', () => {
   test('user commands and backup use the file\'s db', async () => {
     const db = join(dir, 'from-config.db');
     const path = configPath({ db, port: 0 });
-    assert.match((await run(['user', 'add', 'Alice', '--config', path], {}, 'pw\n')).stdout, /^Added Alice /);
+    assert.match((await run(['user', 'add', 'Alice', '--config', path], {}, 'open-sesame\n')).stdout, /^Added Alice /);
     assert.ok(existsSync(db), 'the file\'s db was created');
     assert.match((await run(['user', 'list', '--config', path])).stdout, /^Alice {2}/);
     assert.match((await run(['user', 'list'], { MCAUTH_CONFIG: path })).stdout, /^Alice {2}/);
     assert.match((await run(['user', 'list', '--db', db])).stdout, /^Alice {2}/);
     // --db and MCAUTH_DB win over the file's db.
     const other = join(dir, 'other.db');
-    assert.equal((await run(['user', 'add', 'Other', '--db', other], {}, 'pw\n')).code, 0);
+    assert.equal((await run(['user', 'add', 'Other', '--db', other], {}, 'open-sesame\n')).code, 0);
     assert.match((await run(['user', 'list', '--config', path, '--db', other])).stdout, /^Other {2}/);
     assert.match((await run(['user', 'list', '--config', path], { MCAUTH_DB: other })).stdout, /^Other {2}/);
     // The file's db is checked.

@@ -14,6 +14,10 @@ const { dir, cleanup } = tempDir();
 after(cleanup);
 const DB = join(dir, 'cli.db');
 
+/** What a command said before its database line, with the times of `user list` taken out (they change). */
+const said = (stdout: string): string => stdout.replace(/^(Database:|Created a new database at) .*\n/m, '').replace(/ {2}created \S+ \S+ UTC {2}last login (never|\S+ \S+ UTC)/g, '');
+const DB_LINE = `Database: ${DB}\n`;
+
 async function run(argv: string[], stdin = '') {
   let stdout = '';
   let stderr = '';
@@ -28,26 +32,29 @@ async function run(argv: string[], stdin = '') {
 }
 
 test('user commands add, list, set, passwd and remove players', async () => {
-  const added = await run(['user', 'add', 'Alice', '--uuid', '0F1E2D3C4B5A49688776A5B4C3D2E1F0'], 'pw\nignored');
-  assert.deepEqual(added, { code: 0, stdout: 'Added Alice 0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n', stderr: '' });
-  assert.equal((await run(['user', 'add', 'Notch', '--offline-uuid'], 'pw')).stdout, 'Added Notch b50ad385-829d-3141-a216-7e7d7539ba7f\n');
-  const set = await run(['user', 'set', 'alice', '--skin-url', 'https://s.example/a.png', '--slim', '--cape-url', 'http://s.example/c.png']);
-  assert.equal(set.stdout, 'Updated Alice: Alice  0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0  skin https://s.example/a.png (slim)  cape http://s.example/c.png\n');
-  assert.equal((await run(['user', 'list'])).stdout, 'Alice  0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0  skin https://s.example/a.png (slim)  cape http://s.example/c.png\nNotch  b50ad385-829d-3141-a216-7e7d7539ba7f\n');
-  assert.equal((await run(['user', 'set', 'Alice', '--no-skin', '--no-cape', '--classic'])).stdout, 'Updated Alice: Alice  0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n');
-  assert.equal((await run(['user', 'passwd', 'ALICE'], 'new\n')).stdout, 'Changed the password of Alice; their sessions have ended\n');
-  assert.equal((await run(['user', 'remove', 'notch'])).stdout, 'Removed Notch\n');
-  assert.equal((await run(['user', 'remove', 'alice', '--db', DB])).stdout, 'Removed Alice\n');
-  assert.equal((await run(['user', 'list'])).stdout, 'No players yet\n');
+  const added = await run(['user', 'add', 'Alice', '--uuid', '0F1E2D3C4B5A49688776A5B4C3D2E1F0'], 'open-sesame\nignored');
+  assert.deepEqual(added, { code: 0, stdout: `Added Alice 0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\nCreated a new database at ${DB}\n`, stderr: '' });
+  assert.equal((await run(['user', 'add', 'Notch', '--offline-uuid'], 'open-sesame')).stdout, `Added Notch b50ad385-829d-3141-a216-7e7d7539ba7f\n${DB_LINE}`);
+  const set = await run(['user', 'set', 'alice', '--skin-url', 'https://s.example/a.png', '--slim', '--cape-url', 'https://s.example/c.png']);
+  assert.equal(said(set.stdout), 'Updated Alice: Alice  0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0  skin https://s.example/a.png (slim)  cape https://s.example/c.png\n');
+  const list = (await run(['user', 'list'])).stdout;
+  assert.match(list, /^Alice .* created \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC {2}last login never\n/);
+  assert.ok(list.endsWith(DB_LINE), list);
+  assert.equal(said(list), 'Alice  0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0  skin https://s.example/a.png (slim)  cape https://s.example/c.png\nNotch  b50ad385-829d-3141-a216-7e7d7539ba7f\n');
+  assert.equal(said((await run(['user', 'set', 'Alice', '--no-skin', '--no-cape', '--classic'])).stdout), 'Updated Alice: Alice  0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n');
+  assert.equal((await run(['user', 'passwd', 'ALICE'], 'new-password\n')).stdout, `Changed the password of Alice; their sessions have ended\n${DB_LINE}`);
+  assert.equal((await run(['user', 'remove', 'notch'])).stdout, `Removed Notch\n${DB_LINE}`);
+  assert.equal((await run(['user', 'remove', 'alice', '--db', DB])).stdout, `Removed Alice\n${DB_LINE}`);
+  assert.equal((await run(['user', 'list'])).stdout, `No players yet\n${DB_LINE}`);
 });
 
 test('user skin and user cape store hosted textures from files, and refuse bad ones', async () => {
   const file = (name: string, bytes: Buffer): string => (writeFileSync(join(dir, name), bytes), join(dir, name));
-  await run(['user', 'add', 'Skinny'], 'pw');
+  await run(['user', 'add', 'Skinny'], 'open-sesame');
   const skin = await run(['user', 'skin', 'skinny', file('s.png', encodePng(64, 32)), '--slim']);
-  assert.match(skin.stdout, /^Updated Skinny: Skinny {2}\S+ {2}skin hosted [0-9a-f]{64} \(slim\)\n$/);
+  assert.match(said(skin.stdout), /^Updated Skinny: Skinny {2}\S+ {2}skin hosted [0-9a-f]{64} \(slim\)\n$/);
   const cape = await run(['user', 'cape', 'Skinny', file('hd.png', encodePng(128, 64)), '--hd-textures']);
-  assert.match(cape.stdout, /cape hosted [0-9a-f]{64}\n$/);
+  assert.match(said(cape.stdout), /cape hosted [0-9a-f]{64}\n$/);
   assert.deepEqual(await run(['user', 'cape', 'Skinny', join(dir, 'hd.png')]), { code: 1, stdout: '', stderr: 'cape must be 64×32, got 128×64\n' });
   assert.deepEqual(await run(['user', 'skin', 'Skinny', join(dir, 'none.png')]), { code: 1, stdout: '', stderr: `mcauth: cannot read ${join(dir, 'none.png')}: ENOENT\n` });
   const big = file('big.png', Buffer.alloc(1024 * 1024 + 1));
@@ -58,28 +65,29 @@ test('user skin and user cape store hosted textures from files, and refuse bad o
 });
 
 test('refusals exit 1 with the reason on standard error', async () => {
-  await run(['user', 'add', 'Bob'], 'pw');
-  await run(['user', 'add', 'Kate'], 'pw'); // "\u212Aate" folds to "kate" with toLowerCase()
+  await run(['user', 'add', 'Bob'], 'open-sesame');
+  await run(['user', 'add', 'Kate'], 'open-sesame'); // "\u212Aate" folds to "kate" with toLowerCase()
   const cases: [string[], string, string][] = [
-    [['user', 'add', 'ab'], 'pw', 'Invalid name "ab": use 3 to 16 letters, digits and _\n'],
-    [['user', 'add', 'BOB'], 'pw', 'The name "BOB" is taken\n'],
+    [['user', 'add', 'ab'], 'open-sesame', 'Invalid name "ab": use 3 to 16 letters, digits and _\n'],
+    [['user', 'add', 'BOB'], 'open-sesame', 'The name "BOB" is taken\n'],
     [['user', 'add', 'Carol'], '\n', 'The password must not be empty\n'],
-    [['user', 'add', 'Carol', '--uuid', 'xyz'], 'pw', 'Invalid UUID "xyz"\n'],
-    [['user', 'passwd', 'nobody'], 'pw', 'No player named "nobody"\n'],
-    [['user', 'set', 'Bob', '--skin-url', 'ftp://x/y.png'], '', 'Invalid URL "ftp://x/y.png": use an http:// or https:// address\n'],
-    [['user', 'set', 'Bob', '--cape-url', ''], '', 'Invalid URL "": use an http:// or https:// address\n'],
-    [['user', 'passwd', '\u212Aate'], 'pw', 'No player named "\u212Aate"\n'],
-    [['user', 'add', 'Dave', '--db', join(dir, 'no', 'such', 'dir.db')], 'pw', `mcauth: cannot open the database "${join(dir, 'no', 'such', 'dir.db')}": unable to open database file (its folder does not exist)\n`],
+    [['user', 'add', 'Carol', '--uuid', 'xyz'], 'open-sesame', 'Invalid UUID "xyz"\n'],
+    [['user', 'passwd', 'nobody'], 'open-sesame', 'No player named "nobody"\n'],
+    [['user', 'set', 'Bob', '--skin-url', 'ftp://x/y.png'], '', 'Invalid URL "ftp://x/y.png": use an https:// address (http:// only with --allow-http-textures)\n'],
+    [['user', 'set', 'Bob', '--cape-url', ''], '', 'Invalid URL "": use an https:// address (http:// only with --allow-http-textures)\n'],
+    [['user', 'passwd', '\u212Aate'], 'open-sesame', 'No player named "\u212Aate"\n'],
+    [['user', 'add', 'Dave', '--db', join(dir, 'no', 'such', 'dir.db')], 'open-sesame', `mcauth: cannot open the database "${join(dir, 'no', 'such', 'dir.db')}": unable to open database file (its folder does not exist)\n`],
   ];
   for (const [argv, stdin, stderr] of cases) assert.deepEqual(await run(argv, stdin), { code: 1, stdout: '', stderr }, argv.join(' '));
   const bob = (await run(['user', 'list'])).stdout.split('\n')[0]!.split('  ')[1]!;
-  assert.equal((await run(['user', 'add', 'Carol', '--uuid', bob], 'pw')).stderr, `The UUID ${bob} belongs to another player\n`);
+  assert.equal((await run(['user', 'add', 'Carol', '--uuid', bob], 'open-sesame')).stderr, `The UUID ${bob} belongs to another player\n`);
 });
 
 test('malformed command lines exit 2 and point to --help', async () => {
   const cases: [string[], string][] = [
-    [['user'], 'user needs a command: add, passwd, remove, list, set, skin or cape'],
-    [['user', 'rename', 'x'], 'unknown user command "rename"'],
+    [['user'], 'user needs a command: add, passwd, remove, list, show, lock, unlock, rename, set, skin, cape'],
+    [['user', 'frob', 'x'], 'unknown user command "frob"'],
+    [['user', 'rename', 'x'], 'expected NAME NEW, got x'],
     [['user', 'add', 'Eve', '--uuid', 'x', '--offline-uuid'], 'give --uuid or --offline-uuid, not both'],
     [['user', 'set', 'Eve'], 'nothing to change: give at least one option'],
     [['user', 'set', 'Eve', '--slim', '--classic'], 'give --slim or --classic, not both'],

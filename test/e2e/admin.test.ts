@@ -14,7 +14,7 @@ import { join as pathJoin } from 'node:path';
 import { startServer, tempDir, runCli, fetchReply, freePort } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
 import { beforeIend, chunk, encodePng, padTo, randomPng, sha } from '../helpers/png.ts';
-import { UUID_DASHED, assertFail, assertOk, undash } from './util.ts';
+import { UUID_DASHED, adminBodyWithoutTimes, assertFail, assertOk, undash, withoutTimes } from './util.ts';
 
 const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'admin.db');
@@ -57,8 +57,8 @@ interface CallOptions {
   body?: unknown;
 }
 
-/** An admin request. */
-function call(s: RunningServer, method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
+/** An admin request; the players in its answer come without their times (see withoutTimes). */
+async function call(s: RunningServer, method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = {};
   const token = opts.token === undefined ? (s === envAdmin ? ENV_ADMIN : ADMIN) : opts.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -68,7 +68,8 @@ function call(s: RunningServer, method: string, path: string, opts: CallOptions 
     body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     headers['content-type'] = 'application/json';
   }
-  return s.request(path, { method, headers: { ...headers, ...opts.headers }, body });
+  const reply = await s.request(path, { method, headers: { ...headers, ...opts.headers }, body });
+  return { ...reply, body: adminBodyWithoutTimes(reply.body) };
 }
 
 /** A POST to the game-facing endpoints of the admin server, with the API key. */
@@ -76,11 +77,11 @@ function game(path: string, body: unknown): Promise<Reply> {
   return admin.request(path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
 }
 
-async function create(name: string, password = `${name}-pw`, s: RunningServer = admin, prefix = ''): Promise<any> {
+async function create(name: string, password = `${name}-password`, s: RunningServer = admin, prefix = ''): Promise<any> {
   return assertOk(await call(s, 'POST', `${prefix}/admin/users`, { body: { name, password } }));
 }
 
-async function loginToken(name: string, password = `${name}-pw`): Promise<string> {
+async function loginToken(name: string, password = `${name}-password`): Promise<string> {
   const r = assertOk(await game('/auth', { login: name, password }));
   assert.equal(typeof r.accessToken, 'string');
   return r.accessToken;
@@ -100,6 +101,9 @@ const view = (name: string, uuid: string, more: { isAlex?: boolean; skinUrl?: st
   isAlex: more.isAlex ?? false,
   skinUrl: more.skinUrl ?? null,
   capeUrl: more.capeUrl ?? null,
+  locked: false,
+  lockedAt: null,
+  lockReason: null,
 });
 
 async function textureStatus(hash: string, s: RunningServer = admin, prefix = ''): Promise<number> {
@@ -201,13 +205,13 @@ describe('the admin token', () => {
 
   test('the token works with the scheme in any case; it does not open the game endpoints', async () => {
     assert.equal(assertOk(await call(admin, 'GET', '/admin/users/Target', { token: null, headers: { authorization: `bearer ${ADMIN}` } })).name, 'Target');
-    const auth = { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ login: 'Target', password: 'Target-pw' }) };
+    const auth = { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ login: 'Target', password: 'Target-password' }) };
     assertFail(await admin.request('/auth', auth), 401, 'Missing or wrong API key');
     assertFail(await admin.request(`/auth?key=${ADMIN}`, { ...auth, headers: { 'content-type': 'application/json' } }), 401, 'Missing or wrong API key');
   });
 
   test('MCAUTH_ADMIN_TOKEN turns it on, under the base path only', async () => {
-    const made = assertOk(await call(envAdmin, 'POST', '/mc/admin/users', { body: { name: 'EnvMade', password: 'env-pw' } }));
+    const made = assertOk(await call(envAdmin, 'POST', '/mc/admin/users', { body: { name: 'EnvMade', password: 'env-password' } }));
     assert.equal(made.name, 'EnvMade');
     assertFail(await call(envAdmin, 'GET', '/mc/admin/users/EnvMade', { token: ADMIN }), 401, NO_TOKEN);
     assertFail(await call(envAdmin, 'GET', '/admin/users/EnvMade'), 404, 'Unknown endpoint');
@@ -247,25 +251,25 @@ describe('players', () => {
     md5[8] = (md5[8]! & 0x3f) | 0x80;
     const hex = md5.toString('hex');
     const offline = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-    assert.deepEqual(assertOk(await call(admin, 'POST', '/admin/users', { body: { name: 'Offliner', password: 'off-pw', offlineUuid: true } })), view('Offliner', offline));
-    assert.equal(assertOk(await call(admin, 'POST', '/admin/users', { body: { name: 'NotOffline', password: 'x-pw', offlineUuid: false } })).name, 'NotOffline');
+    assert.deepEqual(assertOk(await call(admin, 'POST', '/admin/users', { body: { name: 'Offliner', password: 'off-password', offlineUuid: true } })), view('Offliner', offline));
+    assert.equal(assertOk(await call(admin, 'POST', '/admin/users', { body: { name: 'NotOffline', password: 'x-password', offlineUuid: false } })).name, 'NotOffline');
   });
 
   test('POST /admin/users refusals say why, and create nothing', async () => {
     const cases: [string, unknown, number, string][] = [
-      ['the name taken', { name: 'Creator', password: 'p' }, 409, 'The name "Creator" is taken'],
-      ['the name taken in another case', { name: 'cREATOR', password: 'p' }, 409, 'The name "cREATOR" is taken'],
-      ['the UUID taken', { name: 'UuidThief', password: 'p', uuid: '7d1b2c3a-4e5f-4071-8293-a4b5c6d7e8f9' }, 409, 'The UUID 7d1b2c3a-4e5f-4071-8293-a4b5c6d7e8f9 belongs to another player'],
-      ['a short name', { name: 'ab', password: 'p' }, 400, 'Invalid name "ab": use 3 to 16 letters, digits and _'],
-      ['a name with a space', { name: 'bad name', password: 'p' }, 400, 'Invalid name "bad name": use 3 to 16 letters, digits and _'],
-      ['a 17-character name', { name: 'a'.repeat(17), password: 'p' }, 400, `Invalid name "${'a'.repeat(17)}": use 3 to 16 letters, digits and _`],
-      ['an invalid UUID', { name: 'BadUuid', password: 'p', uuid: 'not-a-uuid' }, 400, 'Invalid UUID "not-a-uuid"'],
-      ['uuid and offlineUuid', { name: 'Both', password: 'p', uuid: '7d1b2c3a-4e5f-4071-8293-a4b5c6d7e8f0', offlineUuid: true }, 400, 'Give uuid or offlineUuid, not both'],
+      ['the name taken', { name: 'Creator', password: 'some-password' }, 409, 'The name "Creator" is taken'],
+      ['the name taken in another case', { name: 'cREATOR', password: 'some-password' }, 409, 'The name "cREATOR" is taken'],
+      ['the UUID taken', { name: 'UuidThief', password: 'some-password', uuid: '7d1b2c3a-4e5f-4071-8293-a4b5c6d7e8f9' }, 409, 'The UUID 7d1b2c3a-4e5f-4071-8293-a4b5c6d7e8f9 belongs to another player'],
+      ['a short name', { name: 'ab', password: 'some-password' }, 400, 'Invalid name "ab": use 3 to 16 letters, digits and _'],
+      ['a name with a space', { name: 'bad name', password: 'some-password' }, 400, 'Invalid name "bad name": use 3 to 16 letters, digits and _'],
+      ['a 17-character name', { name: 'a'.repeat(17), password: 'some-password' }, 400, `Invalid name "${'a'.repeat(17)}": use 3 to 16 letters, digits and _`],
+      ['an invalid UUID', { name: 'BadUuid', password: 'some-password', uuid: 'not-a-uuid' }, 400, 'Invalid UUID "not-a-uuid"'],
+      ['uuid and offlineUuid', { name: 'Both', password: 'some-password', uuid: '7d1b2c3a-4e5f-4071-8293-a4b5c6d7e8f0', offlineUuid: true }, 400, 'Give uuid or offlineUuid, not both'],
       ['no password', { name: 'NoPass' }, 400, 'Field "password" must be a string'],
       ['an empty password', { name: 'EmptyPass', password: '' }, 400, 'The password must not be empty'],
-      ['no name', { password: 'p' }, 400, 'Field "name" must be a string'],
-      ['a numeric uuid', { name: 'NumUuid', password: 'p', uuid: 5 }, 400, 'Field "uuid" must be a string'],
-      ['a string offlineUuid', { name: 'StrOffline', password: 'p', offlineUuid: 'yes' }, 400, 'Field "offlineUuid" must be a boolean'],
+      ['no name', { password: 'some-password' }, 400, 'Field "name" must be a string'],
+      ['a numeric uuid', { name: 'NumUuid', password: 'some-password', uuid: 5 }, 400, 'Field "uuid" must be a string'],
+      ['a string offlineUuid', { name: 'StrOffline', password: 'some-password', offlineUuid: 'yes' }, 400, 'Field "offlineUuid" must be a boolean'],
       ['an array', ['Creator'], 400, 'Request body must be a JSON object'],
       ['no JSON', '{"name":', 400, 'Request body is not valid JSON'],
     ];
@@ -275,7 +279,7 @@ describe('players', () => {
       assertFail(r, status, message);
     }
     // The same body limit as the rest: 64 KiB.
-    const big = { name: 'BigBody', password: 'p', pad: 'x'.repeat(70 * 1024) };
+    const big = { name: 'BigBody', password: 'some-password', pad: 'x'.repeat(70 * 1024) };
     assertFail(await call(admin, 'POST', '/admin/users', { body: big }), 413, 'Request body is larger than 65536 bytes');
     for (const name of ['UuidThief', 'BadUuid', 'Both', 'NoPass', 'EmptyPass', 'NumUuid', 'StrOffline', 'BigBody']) {
       assertFail(await call(admin, 'GET', `/admin/users/${name}`), 404, `No player named "${name}"`);
@@ -284,14 +288,14 @@ describe('players', () => {
 
   test('GET /admin/users pages by name: after=NAME (any case), limit=N (1 to 500), next', async () => {
     const names = ['pg_golf', 'Pg_Alpha', 'pg_charlie', 'PG_delta', 'pg_Bravo', 'Pg_echo', 'pg_foxtrot'];
-    await Promise.all(names.map((n) => create(n, 'pg-pw', envAdmin, '/mc')));
+    await Promise.all(names.map((n) => create(n, 'pg-password', envAdmin, '/mc')));
     const ordered = [...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
     const list = async (q: string): Promise<any> => assertOk(await call(envAdmin, 'GET', `/mc/admin/users${q}`));
     const all = await list('?limit=500');
     assert.equal(all.next, null);
     const mine = all.users.filter((u: any) => names.includes(u.name));
     assert.deepEqual(mine.map((u: any) => u.name), ordered);
-    for (const u of mine) assert.deepEqual(Object.keys(u), ['name', 'uuid', 'isAlex', 'skinUrl', 'capeUrl']);
+    for (const u of mine) assert.deepEqual(Object.keys(u), ['name', 'uuid', 'isAlex', 'skinUrl', 'capeUrl', 'locked', 'lockedAt', 'lockReason']);
     assert.deepEqual(await list(''), all, 'the default page holds everything here');
     // Pages of 3, following next, give the whole list in order.
     const seen: any[] = [];
@@ -337,7 +341,7 @@ describe('players', () => {
     assert.deepEqual(assertOk(await call(admin, 'DELETE', '/admin/users/dOOMED')), view('Doomed', made.uuid, { skinUrl: `${pub}/textures/${sha(skin)}` }));
     assert.equal(await joins(token, made.uuid), false);
     assertFail(await call(admin, 'GET', '/admin/users/Doomed'), 404, 'No player named "Doomed"');
-    assertFail(await game('/auth', { login: 'Doomed', password: 'Doomed-pw' }), 401, 'Wrong login or password');
+    assertFail(await game('/auth', { login: 'Doomed', password: 'Doomed-password' }), 401, 'Wrong login or password');
     assertFail(await game('/hasJoined', { username: 'Doomed', serverID: 'admin-test-server' }), 404, 'Player has not joined this server');
     assertFail(await call(admin, 'DELETE', '/admin/users/Doomed'), 404, 'No player named "Doomed"');
     assert.equal(await textureStatus(sha(skin)), 404, 'the skin no one wears is gone');
@@ -348,20 +352,20 @@ describe('players', () => {
   });
 
   test('POST /admin/users/{who}/password: the new password works, the old one and its tokens do not', async () => {
-    const made = await create('Changer', 'old-pw');
-    const [t1, t2] = [await loginToken('Changer', 'old-pw'), await loginToken('Changer', 'old-pw')];
+    const made = await create('Changer', 'old-password');
+    const [t1, t2] = [await loginToken('Changer', 'old-password'), await loginToken('Changer', 'old-password')];
     assert.equal(await joins(t1, made.uuid), true);
-    assert.deepEqual(assertOk(await call(admin, 'POST', '/admin/users/changer/password', { body: { password: 'new-pw' } })), view('Changer', made.uuid));
+    assert.deepEqual(assertOk(await call(admin, 'POST', '/admin/users/changer/password', { body: { password: 'new-password' } })), view('Changer', made.uuid));
     assert.equal(await joins(t1, made.uuid), false);
     assert.equal(await joins(t2, made.uuid), false);
-    assertFail(await game('/auth', { login: 'Changer', password: 'old-pw' }), 401, 'Wrong login or password');
-    assert.equal(await joins(await loginToken('Changer', 'new-pw'), made.uuid), true);
+    assertFail(await game('/auth', { login: 'Changer', password: 'old-password' }), 401, 'Wrong login or password');
+    assert.equal(await joins(await loginToken('Changer', 'new-password'), made.uuid), true);
     assertFail(await call(admin, 'POST', '/admin/users/Changer/password', { body: {} }), 400, 'Field "password" must be a string');
     assertFail(await call(admin, 'POST', '/admin/users/Changer/password', { body: { password: '' } }), 400, 'The password must not be empty');
     assertFail(await call(admin, 'POST', '/admin/users/Changer/password', { body: { password: 'x'.repeat(257) } }), 400, 'The password must be at most 256 bytes');
     assertFail(await call(admin, 'POST', '/admin/users/Changer/password'), 400, 'Request body is empty');
-    assertFail(await call(admin, 'POST', '/admin/users/Nobody/password', { body: { password: 'p' } }), 404, 'No player named "Nobody"');
-    await loginToken('Changer', 'new-pw');
+    assertFail(await call(admin, 'POST', '/admin/users/Nobody/password', { body: { password: 'some-password' } }), 404, 'No player named "Nobody"');
+    await loginToken('Changer', 'new-password');
   });
 
   test('POST /admin/users/{who}/revoke (no body): every live token of the player joins false at once; a new login works', async () => {
@@ -371,7 +375,7 @@ describe('players', () => {
     const other = await loginToken('Bystander');
     for (const t of tokens) assert.equal(await joins(t, made.uuid), true);
     const r = await admin.request('/admin/users/Revoked/revoke', { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` } });
-    assert.deepEqual(assertOk(r), view('Revoked', made.uuid));
+    assert.deepEqual(withoutTimes(assertOk(r)), view('Revoked', made.uuid));
     for (const t of tokens) assert.equal(await joins(t, made.uuid), false);
     assert.equal(await joins(other, bystander.uuid), true, "another player's token is untouched");
     const fresh = await loginToken('Revoked');
@@ -404,7 +408,7 @@ describe('hosted skins and capes', () => {
     assert.deepEqual(assertOk(await put('/admin/users/Skinner/skin?model=classic', skins[3]!)), view('Skinner', skinner.uuid, { skinUrl: url(skins[3]!) }));
     assert.deepEqual(assertOk(await put('/admin/users/Skinner/skin', skins[3]!)), view('Skinner', skinner.uuid, { skinUrl: url(skins[3]!) }), 'classic stays');
     assert.deepEqual(assertOk(await put('/admin/users/Skinner/cape', cape, 'image/png')), view('Skinner', skinner.uuid, { skinUrl: url(skins[3]!), capeUrl: url(cape) }));
-    const auth = assertOk(await game('/auth', { login: 'Skinner', password: 'Skinner-pw' }));
+    const auth = assertOk(await game('/auth', { login: 'Skinner', password: 'Skinner-password' }));
     assert.equal(auth.skinUrl, url(skins[3]!));
     assert.equal(auth.capeUrl, url(cape));
     assert.equal(auth.isAlex, false);
@@ -472,7 +476,7 @@ describe('hosted skins and capes', () => {
     }
     // Real pixels that do not compress, on the --hd-textures server: a 256×256 skin (about 257 KiB) is
     // stored and served byte for byte; a 512×512 one is over 1 MiB as received.
-    const hdUser = await create('HdSkinner', 'hd-pw', envAdmin, '/mc');
+    const hdUser = await create('HdSkinner', 'hd-password', envAdmin, '/mc');
     const big = randomPng(256, 256);
     assert.ok(big.length > 64 * 1024 && big.length < MiB, `size ${big.length}`);
     const stored = assertOk(await call(envAdmin, 'PUT', '/mc/admin/users/HdSkinner/skin?model=slim', { body: big, headers: { 'content-type': 'image/png' } }));
@@ -495,7 +499,7 @@ describe('hosted skins and capes', () => {
     assert.deepEqual(assertOk(await call(admin, 'DELETE', `/admin/users/${skinner.uuid}/cape`)), { ...now, skinUrl: null, capeUrl: null });
     assert.equal(await textureStatus(capeHash), 404);
     assert.deepEqual(assertOk(await call(admin, 'DELETE', '/admin/users/Skinner/cape')), { ...now, skinUrl: null, capeUrl: null }, 'again: nothing to clear');
-    const auth = assertOk(await game('/auth', { login: 'Skinner', password: 'Skinner-pw' }));
+    const auth = assertOk(await game('/auth', { login: 'Skinner', password: 'Skinner-password' }));
     assert.equal(auth.skinUrl, undefined);
     assert.equal(auth.capeUrl, undefined);
     assertFail(await call(admin, 'DELETE', '/admin/users/Nobody/skin'), 404, 'No player named "Nobody"');
@@ -506,11 +510,11 @@ describe('hosted skins and capes', () => {
     const made = await create('Patcher');
     const hosted = encodePng(64, 64, { seed: 340 });
     assertOk(await call(admin, 'PUT', '/admin/users/Patcher/skin', { body: hosted }));
-    const ext = { skinUrl: 'https://cdn.example.org/s.png', capeUrl: 'http://cdn.example.org/c.png' };
+    const ext = { skinUrl: 'https://cdn.example.org/s.png', capeUrl: 'https://cdn.example.org/c.png' };
     assert.deepEqual(assertOk(await call(admin, 'PATCH', '/admin/users/patcher', { body: { skinUrl: ext.skinUrl, isAlex: true } })), view('Patcher', made.uuid, { isAlex: true, skinUrl: ext.skinUrl }));
     assert.equal(await textureStatus(sha(hosted)), 404, 'the hosted skin it replaced is gone');
     assert.deepEqual(assertOk(await call(admin, 'PATCH', `/admin/users/${made.uuid}`, { body: { capeUrl: ext.capeUrl } })), view('Patcher', made.uuid, { isAlex: true, ...ext }));
-    const auth = assertOk(await game('/auth', { login: 'Patcher', password: 'Patcher-pw' }));
+    const auth = assertOk(await game('/auth', { login: 'Patcher', password: 'Patcher-password' }));
     assert.deepEqual([auth.skinUrl, auth.capeUrl, auth.isAlex], [ext.skinUrl, ext.capeUrl, true]);
     const refusals: [string, unknown, string][] = [
       ['an ftp URL', { skinUrl: 'ftp://cdn.example.org/s.png' }, 'Invalid URL "ftp://cdn.example.org/s.png": use an http:// or https:// address'],
@@ -534,7 +538,7 @@ describe('hosted skins and capes', () => {
     assertFail(await call(admin, 'PATCH', '/admin/users/Nobody', { body: { isAlex: true } }), 404, 'No player named "Nobody"');
     assert.deepEqual(assertOk(await call(admin, 'PATCH', '/admin/users/Patcher', { body: { skinUrl: null } })), view('Patcher', made.uuid, { isAlex: true, capeUrl: ext.capeUrl }));
     assert.deepEqual(assertOk(await call(admin, 'PATCH', '/admin/users/Patcher', { body: { capeUrl: null, isAlex: false } })), view('Patcher', made.uuid));
-    const after = assertOk(await game('/auth', { login: 'Patcher', password: 'Patcher-pw' }));
+    const after = assertOk(await game('/auth', { login: 'Patcher', password: 'Patcher-password' }));
     assert.deepEqual([after.skinUrl, after.capeUrl, after.isAlex], [undefined, undefined, undefined]);
   });
 

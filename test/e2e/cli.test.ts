@@ -41,16 +41,16 @@ let flagTtl: RunningServer;
 const ttl = { at: 0, envToken: '', envUuid: '', flagToken: '', flagUuid: '' };
 
 before(async () => {
-  [aliceUuid] = await Promise.all([addUser(twoDb, 'Alice', 'alice-pw'), addUser(twoDb, 'Bob', 'bob-pw'), addUser(db, 'Owner', 'owner-pw')]);
+  [aliceUuid] = await Promise.all([addUser(twoDb, 'Alice', 'alice-pw'), addUser(twoDb, 'Bob', 'bob-password'), addUser(db, 'Owner', 'owner-pw')]);
   const set = await runCli(['user', 'set', 'Alice', '--db', twoDb, '--skin-url', 'https://x.example/a.png', '--slim']);
   assert.equal(set.code, 0, set.stderr);
-  const [envUuid, flagUuid] = await Promise.all([addUser(ttlDb, 'TtlEnv', 'ttl-pw'), addUser(ttlDb, 'TtlFlag', 'ttl-pw')]);
+  const [envUuid, flagUuid] = await Promise.all([addUser(ttlDb, 'TtlEnv', 'ttl-password'), addUser(ttlDb, 'TtlFlag', 'ttl-password')]);
   [live, envTtl, flagTtl] = await Promise.all([
     startServer(['--db', db]),
     startServer(['--db', ttlDb], TTL_ENV),
     startServer(['--db', ttlDb, '--join-ttl', '600', '--token-ttl', '600'], TTL_ENV),
   ]);
-  const [e, f] = await Promise.all([login(envTtl, 'TtlEnv', 'ttl-pw'), login(flagTtl, 'TtlFlag', 'ttl-pw')]);
+  const [e, f] = await Promise.all([login(envTtl, 'TtlEnv', 'ttl-password'), login(flagTtl, 'TtlFlag', 'ttl-password')]);
   Object.assign(ttl, { envToken: e.accessToken, envUuid, flagToken: f.accessToken, flagUuid });
   assert.equal(await join(envTtl, ttl.envToken, envUuid, 'env-ttl'), true);
   assert.equal(await join(flagTtl, ttl.flagToken, flagUuid, 'flag-ttl'), true);
@@ -157,7 +157,7 @@ describe('serving', () => {
   test('without --db, the store is mcauth.db in the working directory', async () => {
     const dir = tempDir();
     try {
-      const r = await runCli(['user', 'add', 'Zed'], { cwd: dir.dir, stdin: 'zed-pw\n' });
+      const r = await runCli(['user', 'add', 'Zed'], { cwd: dir.dir, stdin: 'zed-password\n' });
       assert.equal(r.code, 0, r.stderr);
       assert.ok(existsSync(pathJoin(dir.dir, 'mcauth.db')), 'mcauth.db was not created in the working directory');
       const list = await runCli(['user', 'list'], { cwd: dir.dir });
@@ -250,7 +250,7 @@ describe('options from environment variables (a flag wins)', () => {
     try {
       assert.equal(s.host, '127.0.0.2');
       assert.equal(s.port, port);
-      assertOk(await postTo('127.0.0.2', port, '/auth', { login: 'Bob', password: 'bob-pw' }));
+      assertOk(await postTo('127.0.0.2', port, '/auth', { login: 'Bob', password: 'bob-password' }));
     } finally {
       await s.stop();
     }
@@ -260,7 +260,7 @@ describe('options from environment variables (a flag wins)', () => {
     try {
       assert.equal(f.host, '127.0.0.1');
       assert.notEqual(f.port, port);
-      assertOk(await postTo('127.0.0.1', f.port, '/auth', { login: 'Bob', password: 'bob-pw' }));
+      assertOk(await postTo('127.0.0.1', f.port, '/auth', { login: 'Bob', password: 'bob-password' }));
     } finally {
       await f.stop();
     }
@@ -288,14 +288,14 @@ describe('a malformed command line exits 2', () => {
   ];
   for (const args of cases) {
     test(args.join(' '), async () => {
-      const r = await runCli([...args], { cwd, stdin: 'pw\n', timeoutMs: 10_000 });
+      const r = await runCli([...args], { cwd, stdin: 'open-sesame\n', timeoutMs: 10_000 });
       assertMalformed(r, args.join(' '));
     });
   }
 
   test('--uuid together with --offline-uuid', async () => {
     const r = await runCli(['user', 'add', 'BothFlags', '--uuid', randomUUID(), '--offline-uuid', '--db', db], {
-      stdin: 'pw\n',
+      stdin: 'open-sesame\n',
       timeoutMs: 10_000,
     });
     assertMalformed(r, 'user add --uuid --offline-uuid');
@@ -313,8 +313,8 @@ describe('a malformed command line exits 2', () => {
 
 describe('user add', () => {
   test('prints "Added NAME UUID" with a random (version 4) UUID', async () => {
-    const a = await runCli(['user', 'add', 'Random1', '--db', db], { stdin: 'pw-1\n' });
-    const b = await runCli(['user', 'add', 'Random2', '--db', db], { stdin: 'pw-2\n' });
+    const a = await runCli(['user', 'add', 'Random1', '--db', db], { stdin: 'open-sesame-1\n' });
+    const b = await runCli(['user', 'add', 'Random2', '--db', db], { stdin: 'open-sesame-2\n' });
     const ua = /^Added Random1 (\S+)$/m.exec(a.stdout)?.[1];
     const ub = /^Added Random2 (\S+)$/m.exec(b.stdout)?.[1];
     assert.equal(a.code, 0, a.stderr);
@@ -327,8 +327,8 @@ describe('user add', () => {
   test('--uuid, dashed or undashed in any case, is stored dashed lower case', async () => {
     const u1 = randomUUID();
     const u2 = randomUUID();
-    assert.equal(await addUser(db, 'GivenDashed', 'pw', ['--uuid', u1.toUpperCase()]), u1);
-    const r = await runCli(['user', 'add', 'GivenUndashed', '--db', db, '--uuid', undash(u2)], { stdin: 'pw\n' });
+    assert.equal(await addUser(db, 'GivenDashed', 'open-sesame', ['--uuid', u1.toUpperCase()]), u1);
+    const r = await runCli(['user', 'add', 'GivenUndashed', '--db', db, '--uuid', undash(u2)], { stdin: 'open-sesame\n' });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`^Added GivenUndashed ${u2}$`, 'm'));
     assert.deepEqual(assertOk(await live.post('/profile', { userUUID: u1 })), { username: 'GivenDashed' });
@@ -339,20 +339,20 @@ describe('user add', () => {
     // The well-known value for Notch checks the expectation itself.
     assert.equal(offlineUuid('Notch'), 'b50ad385-829d-3141-a216-7e7d7539ba7f');
     for (const name of ['Notch', 'Off_Line_User7']) {
-      const r = await runCli(['user', 'add', name, '--db', db, '--offline-uuid'], { stdin: 'pw\n' });
+      const r = await runCli(['user', 'add', name, '--db', db, '--offline-uuid'], { stdin: 'open-sesame\n' });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, new RegExp(`^Added ${name} ${offlineUuid(name)}$`, 'm'));
-      assert.equal(assertOk(await live.post('/auth', { login: name, password: 'pw' })).userUUID, offlineUuid(name));
+      assert.equal(assertOk(await live.post('/auth', { login: name, password: 'open-sesame' })).userUUID, offlineUuid(name));
     }
   });
 
   test('the password is the first line of standard input; the server sees the new player at once', async () => {
     await addUser(db, 'TwoLines', 'first line');
     assertOk(await live.post('/auth', { login: 'TwoLines', password: 'first line' }));
-    const r = await runCli(['user', 'add', 'Multi', '--db', db], { stdin: 'the one\nnot this\n' });
+    const r = await runCli(['user', 'add', 'Multi', '--db', db], { stdin: 'the chosen one\nnot this\n' });
     assert.equal(r.code, 0, r.stderr);
-    assertOk(await live.post('/auth', { login: 'multi', password: 'the one' }));
-    assertFail(await live.post('/auth', { login: 'Multi', password: 'the one\nnot this' }), 401, 'Wrong login or password');
+    assertOk(await live.post('/auth', { login: 'multi', password: 'the chosen one' }));
+    assertFail(await live.post('/auth', { login: 'Multi', password: 'the chosen one\nnot this' }), 401, 'Wrong login or password');
     assertFail(await live.post('/auth', { login: 'Multi', password: 'not this' }), 401, 'Wrong login or password');
     const n = await runCli(['user', 'add', 'NoNewline', '--db', db], { stdin: 'no-newline' });
     assert.equal(n.code, 0, n.stderr);
@@ -360,14 +360,14 @@ describe('user add', () => {
   });
 
   test('names of 3 and of 16 characters are fine', async () => {
-    await addUser(db, 'Abc', 'pw');
-    await addUser(db, 'A234567890123456', 'pw');
+    await addUser(db, 'Abc', 'open-sesame');
+    await addUser(db, 'A234567890123456', 'open-sesame');
     assert.equal(assertOk(await live.post('/profiles', ['abc', 'a234567890123456'])).length, 2);
   });
 
   test('invalid names are refused with status 1', async () => {
     for (const name of ['ab', 'A2345678901234567', 'bad-name', 'bad name', 'Ünïcode', 'semi;colon', 'dot.name']) {
-      const r = await runCli(['user', 'add', name, '--db', db], { stdin: 'pw\n' });
+      const r = await runCli(['user', 'add', name, '--db', db], { stdin: 'open-sesame\n' });
       assertRefused(r, `user add ${JSON.stringify(name)}`);
     }
     const list = await userList(db);
@@ -379,7 +379,7 @@ describe('user add', () => {
 
   test('a name taken in another letter case is refused', async () => {
     for (const name of ['OWNER', 'owner', 'Owner']) {
-      assertRefused(await runCli(['user', 'add', name, '--db', db], { stdin: 'pw\n' }), `user add ${name}`);
+      assertRefused(await runCli(['user', 'add', name, '--db', db], { stdin: 'open-sesame\n' }), `user add ${name}`);
     }
     // The original password still works.
     assertOk(await live.post('/auth', { login: 'Owner', password: 'owner-pw' }));
@@ -387,15 +387,15 @@ describe('user add', () => {
 
   test('a taken UUID is refused, whatever its form', async () => {
     const u = randomUUID();
-    await addUser(db, 'UuidHolder', 'pw', ['--uuid', u]);
-    assertRefused(await runCli(['user', 'add', 'UuidThief', '--db', db, '--uuid', u], { stdin: 'pw\n' }), 'same UUID');
+    await addUser(db, 'UuidHolder', 'open-sesame', ['--uuid', u]);
+    assertRefused(await runCli(['user', 'add', 'UuidThief', '--db', db, '--uuid', u], { stdin: 'open-sesame\n' }), 'same UUID');
     assertRefused(
-      await runCli(['user', 'add', 'UuidThief', '--db', db, '--uuid', undash(u).toUpperCase()], { stdin: 'pw\n' }),
+      await runCli(['user', 'add', 'UuidThief', '--db', db, '--uuid', undash(u).toUpperCase()], { stdin: 'open-sesame\n' }),
       'same UUID, undashed upper case',
     );
     // Notch was added with --offline-uuid above: that UUID is taken too.
     assertRefused(
-      await runCli(['user', 'add', 'NotNotch', '--db', db, '--uuid', offlineUuid('Notch')], { stdin: 'pw\n' }),
+      await runCli(['user', 'add', 'NotNotch', '--db', db, '--uuid', offlineUuid('Notch')], { stdin: 'open-sesame\n' }),
       'the offline UUID of an existing player',
     );
     assert.doesNotMatch(await userList(db), /UuidThief|NotNotch/);
@@ -408,7 +408,7 @@ describe('user add', () => {
   });
 
   test('a malformed --uuid is refused with status 1 and a message', async () => {
-    const r = await runCli(['user', 'add', 'BadUuid', '--db', db, '--uuid', 'not-a-uuid'], { stdin: 'pw\n' });
+    const r = await runCli(['user', 'add', 'BadUuid', '--db', db, '--uuid', 'not-a-uuid'], { stdin: 'open-sesame\n' });
     assert.equal(r.code, 1);
     assert.equal(r.stderr, 'Invalid UUID "not-a-uuid"\n');
     assertNoStack(r.stderr);
@@ -418,22 +418,22 @@ describe('user add', () => {
 
 describe('user passwd, remove, set, list', () => {
   test('unknown users are refused with status 1', async () => {
-    assertRefused(await runCli(['user', 'passwd', 'Ghost', '--db', db], { stdin: 'pw\n' }), 'passwd Ghost');
+    assertRefused(await runCli(['user', 'passwd', 'Ghost', '--db', db], { stdin: 'open-sesame\n' }), 'passwd Ghost');
     assertRefused(await runCli(['user', 'remove', 'Ghost', '--db', db]), 'remove Ghost');
     assertRefused(await runCli(['user', 'set', 'Ghost', '--db', db, '--skin-url', 'https://x.example/s.png']), 'set Ghost');
   });
 
   test('passwd with an empty password is refused and the old password stays', async () => {
-    await addUser(db, 'KeepPw', 'keep-pw');
+    await addUser(db, 'KeepPw', 'keep-password');
     assertRefused(await runCli(['user', 'passwd', 'KeepPw', '--db', db], { stdin: '\n' }), 'passwd empty');
-    assertOk(await live.post('/auth', { login: 'KeepPw', password: 'keep-pw' }));
+    assertOk(await live.post('/auth', { login: 'KeepPw', password: 'keep-password' }));
   });
 
   test('passwd finds the player in any letter case', async () => {
-    await addUser(db, 'CasePw', 'old-pw');
-    const r = await runCli(['user', 'passwd', 'casepw', '--db', db], { stdin: 'new-pw\n' });
+    await addUser(db, 'CasePw', 'old-password');
+    const r = await runCli(['user', 'passwd', 'casepw', '--db', db], { stdin: 'new-password\n' });
     assert.equal(r.code, 0, r.stderr);
-    assertOk(await live.post('/auth', { login: 'CasePw', password: 'new-pw' }));
+    assertOk(await live.post('/auth', { login: 'CasePw', password: 'new-password' }));
   });
 
   test('list shows every player with name and UUID, one line each, with the skin and cape', async () => {
@@ -462,7 +462,7 @@ describe('user passwd, remove, set, list', () => {
     assert.deepEqual(assertOk(await live.post('/profiles', ['Leaver'])), []);
     assert.doesNotMatch(await userList(db), /Leaver/);
     // The name is free again, and the old token does not come back with it.
-    const again = await addUser(db, 'Leaver', 'new-pw');
+    const again = await addUser(db, 'Leaver', 'new-password');
     assert.notEqual(again, uuid);
     assert.equal(await join(live, token, again, 'bye'), false);
     assertFail(await live.post('/profile', { userUUID: uuid }), 404, 'No player with this UUID');

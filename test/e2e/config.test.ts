@@ -218,7 +218,8 @@ describe('user commands with --config', () => {
     ] as [string[], Record<string, string>][]) {
       const r = await runCli(args, { env, cwd });
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /^Alice {2}[0-9a-f-]{36} {2}skin https:\/\/skins\.example\/a\.png \(slim\)\n$/, args.join(' '));
+      assert.match(r.stdout, /^Alice {2}[0-9a-f-]{36} {2}skin https:\/\/skins\.example\/a\.png \(slim\) {2}created [^\n]* UTC {2}last login [^\n]*\nDatabase: \S+\n$/, args.join(' '));
+      assert.equal(r.stdout.trimEnd().split('Database: ')[1], db, 'the database used, by absolute path');
     }
     assert.equal(existsSync(join(cwd, 'mcauth.db')), false);
   });
@@ -227,9 +228,9 @@ describe('user commands with --config', () => {
   test('a player added with --config logs in on the server of that file', async () => {
     const s = await serve(['--config', file]);
     try {
-      const added = await runCli(['user', 'add', 'Bob', '--config', file], { stdin: 'bob-pw\n', cwd });
+      const added = await runCli(['user', 'add', 'Bob', '--config', file], { stdin: 'bob-password\n', cwd });
       assert.equal(added.code, 0, added.stderr);
-      assert.equal(assertOk(await s.post('/mc/auth', { login: 'bob', password: 'bob-pw' })).username, 'Bob');
+      assert.equal(assertOk(await s.post('/mc/auth', { login: 'bob', password: 'bob-password' })).username, 'Bob');
     } finally {
       await s.stop();
     }

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { envName, SERVE_OPTIONS } from '../../src/cli/options.ts';
+import { envName, SERVE_OPTIONS, USER_SETTINGS } from '../../src/cli/options.ts';
 import { fetchReply, ROOT, RUNTIME, runProc, SERVER_JS, spawnListening, tempDir, type ProcResult, type Reply } from '../helpers/process.ts';
 import { assertOk } from './util.ts';
 
@@ -35,7 +35,7 @@ interface Grants {
 /** The grants the server needs: loopback, its database file, its variables. */
 const SERVER_GRANTS: Grants = { net: '127.0.0.1', read: [db], write: [db], env: ENV_NAMES };
 /** The grants a user command needs: its database file, and the two variables that can name it. */
-const USER_GRANTS: Grants = { read: [db], write: [db], env: ['MCAUTH_DB', 'MCAUTH_CONFIG'] };
+const USER_GRANTS: Grants = { read: [db], write: [db], env: ['MCAUTH_DB', 'MCAUTH_CONFIG', ...USER_SETTINGS.map((key) => envName(SERVE_OPTIONS.find((o) => o.key === key)!.flag))] };
 
 /** `deno run` with exactly these grants (never -A; --no-prompt: a missing grant fails, never asks). */
 function denoCommand(grants: Grants, args: string[]): string[] {

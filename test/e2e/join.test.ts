@@ -24,12 +24,12 @@ let bobToken = '';
 before(async () => {
   [aliceUuid, bobUuid, ttlUuid] = await Promise.all([
     addUser(db, 'Alice', 'alice-pw'),
-    addUser(db, 'Bob_2', 'bob-pw'),
-    addUser(db, 'Ttl_User', 'ttl-pw'), // only used on the short-TTL server
+    addUser(db, 'Bob_2', 'bob-password'),
+    addUser(db, 'Ttl_User', 'ttl-password'), // only used on the short-TTL server
   ]);
   [server, short] = await Promise.all([startServer(['--db', db]), startServer(['--db', db, '--join-ttl', '1'])]);
   [aliceToken, bobToken, shortToken] = (
-    await Promise.all([login(server, 'Alice', 'alice-pw'), login(server, 'Bob_2', 'bob-pw'), login(short, 'Ttl_User', 'ttl-pw')])
+    await Promise.all([login(server, 'Alice', 'alice-pw'), login(server, 'Bob_2', 'bob-password'), login(short, 'Ttl_User', 'ttl-password')])
   ).map((r) => r.accessToken as string);
   // A join on the short-TTL server, checked at the end so the wait overlaps the other tests.
   assert.equal(await join(short, shortToken, ttlUuid, 'ttl-server'), true);

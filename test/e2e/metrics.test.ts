@@ -28,7 +28,7 @@ let aliceUuid = '';
 const testStart = Date.now() / 1000;
 
 before(async () => {
-  [aliceUuid] = await Promise.all([addUser(db, 'Alice', 'alice-pw'), addUser(db, 'Busy', 'busy-pw')]);
+  [aliceUuid] = await Promise.all([addUser(db, 'Alice', 'alice-pw'), addUser(db, 'Busy', 'busy-password')]);
   [plain, metered, busy, keyed] = await Promise.all([
     startServer(['--db', db]),
     startServer(['--db', db, '--metrics']),
@@ -168,7 +168,7 @@ describe('with --metrics', () => {
     // Logins at once on connections of their own: one hashes, the rest find no slot. Up to 5
     // rounds, in case the machine served one round one at a time.
     for (let round = 0; round < 5 && !answers.some((a) => a.status === 503); round++) {
-      answers.push(...(await Promise.all(Array.from({ length: 8 }, () => timedPost(busy.port, '/auth', { login: 'Busy', password: 'busy-pw' })))));
+      answers.push(...(await Promise.all(Array.from({ length: 8 }, () => timedPost(busy.port, '/auth', { login: 'Busy', password: 'busy-password' })))));
     }
     const count = (status: number) => answers.filter((a) => a.status === status).length;
     assert.equal(count(200) + count(503), answers.length, `only 200 and 503: ${answers.map((a) => a.status)}`);

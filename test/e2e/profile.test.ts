@@ -17,10 +17,10 @@ const id: Record<string, string> = {};
 
 before(async () => {
   const [alice, bob, carol, sixteen] = await Promise.all([
-    addUser(db, 'Alice', 'pw-a'),
-    addUser(db, 'bob_2', 'pw-b'),
-    addUser(db, 'Carol99', 'pw-c', ['--uuid', '7F3E2D1C0B0A49888776655443322110']),
-    addUser(db, 'Sixteen_Chars_OK', 'pw-s'),
+    addUser(db, 'Alice', 'password-a'),
+    addUser(db, 'bob_2', 'password-b'),
+    addUser(db, 'Carol99', 'password-c', ['--uuid', '7F3E2D1C0B0A49888776655443322110']),
+    addUser(db, 'Sixteen_Chars_OK', 'password-s'),
   ]);
   Object.assign(id, { alice, bob, carol, sixteen });
   [server, small] = await Promise.all([startServer(['--db', db]), startServer(['--db', db, '--max-profiles', '3'])]);

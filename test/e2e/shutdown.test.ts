@@ -265,9 +265,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   // checkpointed and the answered write in the database file.
   test(`${signal}: a slow /auth in flight is answered, new connections are refused, then exit 0 with the store checkpointed`, { timeout: 60_000 }, async () => {
     const db = pathJoin(tmp.dir, `slow-${signal}.db`);
-    const uuid = await addUser(db, 'Slowpoke', 'slow-pw');
+    const uuid = await addUser(db, 'Slowpoke', 'slow-password');
     await withServer(['--db', db], async (s, raw) => {
-      const rest = await startSlowLogin(raw, 'Slowpoke', 'slow-pw');
+      const rest = await startSlowLogin(raw, 'Slowpoke', 'slow-password');
 
       s.child.kill(signal);
       const stopping = await s.waitForLog(new RegExp(`^mcauth stopping on ${signal}:`));

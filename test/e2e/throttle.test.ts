@@ -26,11 +26,11 @@ let server: RunningServer;
 before(async () => {
   await Promise.all([
     addUser(db, 'Guess', 'guess-pw'),
-    addUser(db, 'Twin', 'twin-pw'),
+    addUser(db, 'Twin', 'twin-password'),
     addUser(db, 'Casey', 'casey-pw'),
     addUser(db, 'Other', 'other-pw'),
     addUser(db, 'Shared', 'shared-pw'),
-    addUser(db, 'Slow', 'slow-pw'),
+    addUser(db, 'Slow', 'slow-password'),
   ]);
   server = await startServer(['--db', db]);
 });
@@ -97,7 +97,7 @@ describe('a throttled attempt', () => {
     const fifth = timed(() => attempt(server, 'Slow', 'wrong-4'));
     await sleep(ARRIVAL_MS);
     for (let i = 0; i < 5; i++) {
-      const { ms, r } = await timed(() => attempt(server, 'Slow', 'slow-pw'));
+      const { ms, r } = await timed(() => attempt(server, 'Slow', 'slow-password'));
       assertThrottled(r);
       throttled.push(ms);
     }
@@ -154,7 +154,7 @@ describe('throttling', { concurrency: true }, () => {
       const file = pathJoin(dir.dir, 'busy.db');
       let s: RunningServer | undefined;
       try {
-        await addUser(file, 'Busy', 'busy-pw');
+        await addUser(file, 'Busy', 'busy-password');
         s = await startServer(['--db', file, '--hash-concurrency', '1', '--hash-queue', '0']);
         const busy = s;
         // 8 wrong guesses at once: one hash slot, no queue, so most are refused unhashed. A few
@@ -174,7 +174,7 @@ describe('throttling', { concurrency: true }, () => {
             assert.equal(f.status, 401, `round ${round}: after ${statuses}, failure ${i + 1} of 4 got ${f.text}: a 503 was counted as a failed login`);
             assertFail(f, 401, WRONG);
           }
-          const r = await attempt(busy, 'Busy', 'busy-pw');
+          const r = await attempt(busy, 'Busy', 'busy-password');
           assert.equal(r.status, 200, `round ${round}: after ${statuses} and ${4 - counted} more failures, a 503 was counted as a failed login: ${r.text}`);
         }
       } finally {
@@ -192,8 +192,8 @@ describe('throttling', { concurrency: true }, () => {
         const { result } = await lastFailure(server, name, async () => [await attempt(server, name, password), await attempt(server, name, `${password}-wrong`)]);
         return [...seen, ...result].map((r) => [r.status, r.text, r.headers.get('retry-after')]);
       };
-      const existing = await replies('Twin', 'twin-pw');
-      const unknown = await replies('Ghost_Twin', 'twin-pw');
+      const existing = await replies('Twin', 'twin-password');
+      const unknown = await replies('Ghost_Twin', 'twin-password');
       assert.deepEqual(unknown, existing);
       assert.deepEqual(
         existing.map(([status]) => status),

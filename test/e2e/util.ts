@@ -51,3 +51,26 @@ export async function join(s: RunningServer, accessToken: string, userUUID: stri
 export function postTo(host: string, port: number, path: string, body: unknown): Promise<Reply> {
   return fetchReply(`http://${host}:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
+
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * An admin view of a player with its clock-made fields (`createdAt`, `lastLoginAt`) checked for
+ * their form (ISO 8601, or null for a player who never logged in) and taken out, so that a test
+ * can compare the rest exactly; the admin lifecycle test checks their values.
+ */
+export function withoutTimes(player: any): any {
+  if (player === null || typeof player !== 'object' || !('createdAt' in player)) return player;
+  const { createdAt, lastLoginAt, ...rest } = player;
+  assert.match(createdAt, ISO_TIME);
+  if (lastLoginAt !== null) assert.match(lastLoginAt, ISO_TIME);
+  return rest;
+}
+
+/** The body of an admin answer with every player in it passed through withoutTimes. */
+export function adminBodyWithoutTimes(body: any): any {
+  if (body?.success !== true) return body;
+  const result = body.result;
+  if (Array.isArray(result?.users)) return { ...body, result: { ...result, users: result.users.map(withoutTimes) } };
+  return { ...body, result: withoutTimes(result) };
+}

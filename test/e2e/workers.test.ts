@@ -32,7 +32,7 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
   let uuid = '';
 
   test('one listening line for the whole cluster, naming the workers', async () => {
-    uuid = await addUser(db, 'Walker', 'walk-pw');
+    uuid = await addUser(db, 'Walker', 'walk-password');
     s = await startServer(['--db', db, '--workers', '2']);
     assert.match(s.line, /listening on http:\/\/127\.0\.0\.1:\d+ \(1 user in .*workers\.db, 2 workers\)/, s.line);
     assert.equal(s.stdout().split('\n').filter((l) => l.includes('listening on')).length, 1, s.stdout());
@@ -40,7 +40,7 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
 
   // Rule: a join through one worker is seen by hasJoined on the other at once.
   test('a join through one worker is seen by hasJoined on the other at once', async () => {
-    const auth = await timedPost(s.port, '/auth', { login: 'Walker', password: 'walk-pw' });
+    const auth = await timedPost(s.port, '/auth', { login: 'Walker', password: 'walk-password' });
     assert.equal(auth.status, 200, JSON.stringify(auth.body));
     for (let i = 0; i < ROUNDS; i++) {
       const serverID = `server-${i}`;
@@ -66,7 +66,7 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
     const r = await runCli(['user', 'passwd', 'Walker', '--db', db], { stdin: 'new-walk-pw\n' });
     assert.equal(r.code, 0, r.stderr);
     for (let i = 0; i < 4; i++) {
-      assert.equal((await timedPost(s.port, '/auth', { login: 'Walker', password: 'walk-pw' })).status, 401, `old password, try ${i}`);
+      assert.equal((await timedPost(s.port, '/auth', { login: 'Walker', password: 'walk-password' })).status, 401, `old password, try ${i}`);
       assert.equal((await timedPost(s.port, '/auth', { login: 'Walker', password: 'new-walk-pw' })).status, 200, `new password, try ${i}`);
     }
     await sleep(200);

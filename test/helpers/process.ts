@@ -251,8 +251,8 @@ export async function startServer(args: string[], env: Record<string, string> = 
 }
 
 /** Adds a user through the CLI and returns its UUID (as the CLI prints it). */
-export async function addUser(db: string, name: string, password: string, extra: string[] = []): Promise<string> {
-  const r = await runCli(['user', 'add', name, '--db', db, ...extra], { stdin: password + '\n' });
+export async function addUser(db: string, name: string, password: string, extra: string[] = [], env: Record<string, string> = {}): Promise<string> {
+  const r = await runCli(['user', 'add', name, '--db', db, ...extra], { stdin: password + '\n', env });
   if (r.code !== 0) throw new Error(`user add failed: ${r.stderr}`);
   const m = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec(r.stdout);
   if (!m) throw new Error(`user add printed no UUID: ${r.stdout}`);

@@ -96,7 +96,7 @@ describe('HTTP layer', () => {
   });
 
   test('/profiles: both shapes, the limit as sent, invalid names left out', async () => {
-    await store.createUser({ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice', passwordHash: 'x', skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false });
+    await store.createUser({ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice', passwordHash: 'x', skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: 0, lastLoginAt: null, lockedAt: null, lockReason: null });
     const alice = [{ id: '00000000-0000-4000-8000-00000000000a', name: 'Alice' }];
     assert.deepEqual((await post('/profiles', ['ALICE', 'alice', 'x'])).body.result, alice);
     assert.deepEqual((await post('/profiles', { usernames: ['alice'] })).body.result, alice);
@@ -260,14 +260,14 @@ test('a login whose client left while it waited for a hash slot is not hashed', 
   try {
     const { createService } = await import('../../src/service/service.ts');
     const { defaultServiceOptions } = await import('../../src/cli/options.ts');
-    await createService(store, defaultServiceOptions()).addUser({ name: 'Alice', password: 'right' });
+    await createService(store, defaultServiceOptions()).addUser({ name: 'Alice', password: 'right-password' });
     let lookups = 0;
     const find = store.findUserByName.bind(store);
     store.findUserByName = (name) => {
       lookups++;
       return find(name);
     };
-    const body = '{"login":"Alice","password":"right"}';
+    const body = '{"login":"Alice","password":"right-password"}';
     const kept = call(server.port, 'POST', '/auth', body, { 'content-type': 'application/json' });
     // Three more that queue behind it, whose clients leave at once.
     await Promise.all(

@@ -18,8 +18,8 @@ function setup() {
 
 test('a login hands out a token that joins until the token TTL has passed', async () => {
   const { service, advance } = setup();
-  const alice = await service.addUser({ name: 'Alice', password: 'pw' });
-  const { accessToken } = await service.login('alice', 'pw');
+  const alice = await service.addUser({ name: 'Alice', password: 'open-sesame' });
+  const { accessToken } = await service.login('alice', 'open-sesame');
   advance(59_999);
   assert.equal(await service.join(accessToken, alice.id, 's'), true);
   advance(1);
@@ -28,8 +28,8 @@ test('a login hands out a token that joins until the token TTL has passed', asyn
 
 test('a join is found until the join TTL has passed', async () => {
   const { service, advance } = setup();
-  const alice = await service.addUser({ name: 'Alice', password: 'pw' });
-  const { accessToken } = await service.login('Alice', 'pw');
+  const alice = await service.addUser({ name: 'Alice', password: 'open-sesame' });
+  const { accessToken } = await service.login('Alice', 'open-sesame');
   await service.join(accessToken, alice.id, 's');
   advance(29_999);
   assert.deepEqual(await service.hasJoined('ALICE', 's'), { userUUID: alice.id });
@@ -39,22 +39,22 @@ test('a join is found until the join TTL has passed', async () => {
 
 test('a hash with old parameters is replaced on the next successful login only', async () => {
   const { store, service } = setup();
-  const alice = await service.addUser({ name: 'Alice', password: 'pw' });
-  // "pw" as a release with N=2^12, p=1 would have stored it.
+  const alice = await service.addUser({ name: 'Alice', password: 'open-sesame' });
+  // "open-sesame" as a release with N=2^12, p=1 would have stored it.
   const salt = randomBytes(16);
-  const old = `scrypt$4096$8$1$${salt.toString('base64')}$${scryptSync('pw', salt, 32, { N: 4096, r: 8, p: 1 }).toString('base64')}`;
+  const old = `scrypt$4096$8$1$${salt.toString('base64')}$${scryptSync('open-sesame', salt, 32, { N: 4096, r: 8, p: 1 }).toString('base64')}`;
   await store.setPasswordHash(alice.id, old, false);
   await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
   assert.equal((await store.findUserById(alice.id))!.passwordHash, old, 'a failed login changes nothing');
-  await service.login('alice', 'pw');
+  await service.login('alice', 'open-sesame');
   const { N, r, p } = SCRYPT_PARAMS;
   assert.ok((await store.findUserById(alice.id))!.passwordHash.startsWith(`scrypt$${N}$${r}$${p}$`));
-  await service.login('alice', 'pw');
+  await service.login('alice', 'open-sesame');
 });
 
 test('an unknown login and a wrong password are one refusal', async () => {
   const { service } = setup();
-  await service.addUser({ name: 'Alice', password: 'pw' });
+  await service.addUser({ name: 'Alice', password: 'open-sesame' });
   for (const [login, password] of [['alice', 'nope'], ['nobody', 'nope']] as const) {
     await assert.rejects(service.login(login, password), { name: 'ServiceError', kind: 'unauthorized', message: 'Wrong login or password' });
   }
@@ -62,18 +62,18 @@ test('an unknown login and a wrong password are one refusal', async () => {
 
 test('a name outside the rule finds no one, even when toLowerCase() folds it onto a player', async () => {
   const { service } = setup();
-  const kate = await service.addUser({ name: 'kate', password: 'pw' });
-  const { accessToken } = await service.login('KATE', 'pw');
+  const kate = await service.addUser({ name: 'kate', password: 'open-sesame' });
+  const { accessToken } = await service.login('KATE', 'open-sesame');
   await service.join(accessToken, kate.id, 's');
   const kelvin = '\u212Aate'; // KELVIN SIGN: "\u212Aate".toLowerCase() === "kate"
-  await assert.rejects(service.login(kelvin, 'pw'), { kind: 'invalid', message: 'Field "login" is not a valid player name' });
+  await assert.rejects(service.login(kelvin, 'open-sesame'), { kind: 'invalid', message: 'Field "login" is not a valid player name' });
   await assert.rejects(service.hasJoined(kelvin, 's'), { kind: 'invalid', message: 'Field "username" is not a valid player name' });
   assert.deepEqual(await service.profiles([kelvin]), []);
 });
 
 test('an unknown login costs a password verification, like a wrong password', async () => {
   const { service } = setup();
-  await service.addUser({ name: 'Alice', password: 'pw' });
+  await service.addUser({ name: 'Alice', password: 'open-sesame' });
   const median = async (login: string): Promise<number> => {
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {

@@ -4,7 +4,7 @@ import { textureFields } from '../../src/service/textures.ts';
 import type { User } from '../../src/store/store.ts';
 
 const H = 'https://auth.example/textures/';
-const base: User = { id: 'x', name: 'Alice', passwordHash: 'h', skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: true };
+const base: User = { id: 'x', name: 'Alice', passwordHash: 'h', skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: true, createdAt: 0, lastLoginAt: null, lockedAt: null, lockReason: null };
 
 test('extended: isAlex comes with a skin only, URLs only when set', () => {
   assert.deepEqual(textureFields(base, 'extended', H), {});

@@ -34,10 +34,10 @@ test('the wait is 0 for 5 failures, then 1 s, doubling, at most 15 minutes', () 
 
 test('from the 6th attempt after 5 failures: 429 with the wait, and no password verified', async () => {
   const { store, service, advance } = setup();
-  await service.addUser({ name: 'Alice', password: 'right' });
+  await service.addUser({ name: 'Alice', password: 'right-password' });
   for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
   const verified = store.lookups;
-  await assert.rejects(service.login('ALICE', 'right'), {
+  await assert.rejects(service.login('ALICE', 'right-password'), {
     kind: 'throttled',
     retryAfter: 1,
     message: 'Too many failed logins for this name; try again in 1 s',
@@ -45,9 +45,9 @@ test('from the 6th attempt after 5 failures: 429 with the wait, and no password 
   assert.equal(store.lookups, verified, 'a throttled attempt reads no hash and computes none');
   advance(1000);
   await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
-  await assert.rejects(service.login('alice', 'right'), { kind: 'throttled', retryAfter: 2 });
+  await assert.rejects(service.login('alice', 'right-password'), { kind: 'throttled', retryAfter: 2 });
   advance(2000);
-  await service.login('alice', 'right');
+  await service.login('alice', 'right-password');
   for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' }, 'a success reset the count');
 });
 
@@ -61,7 +61,7 @@ test('unknown names are throttled the same way, and a name forgotten after an ho
 
 test('refusals over a limit do no work and count no failure', async () => {
   const { store, service } = setup();
-  await service.addUser({ name: 'Alice', password: 'right' });
+  await service.addUser({ name: 'Alice', password: 'right-password' });
   const before = store.lookups;
   for (let i = 0; i < 10; i++) {
     await assert.rejects(service.login('alice', 'x'.repeat(257)), { kind: 'invalid', message: 'Field "password" is longer than 256 bytes' });
@@ -72,12 +72,12 @@ test('refusals over a limit do no work and count no failure', async () => {
   await assert.rejects(service.addUser({ name: 'Bob', password: '\udfffx' }), { kind: 'invalid', message: 'The password is not well-formed Unicode' });
   await assert.rejects(service.hasJoined('alice', '\udfff'), { kind: 'invalid', message: 'Field "serverID" is not well-formed Unicode' });
   assert.equal(store.lookups, before);
-  await service.login('alice', 'right');
+  await service.login('alice', 'right-password');
 });
 
 test('parallel guesses once the wait is over: only one reaches the hash', async () => {
   const { store, service, advance } = setup();
-  await service.addUser({ name: 'Alice', password: 'right' });
+  await service.addUser({ name: 'Alice', password: 'right-password' });
   for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
   advance(1000);
   const before = store.lookups;
@@ -90,10 +90,10 @@ test('parallel guesses once the wait is over: only one reaches the hash', async 
 
 test('when every hash slot and queue place is taken, a login is refused at once with busy', async () => {
   const { service } = setup({ hashConcurrency: 1, hashQueue: 1 });
-  await service.addUser({ name: 'Alice', password: 'right' });
-  const first = service.login('alice', 'right');
-  const second = service.login('alice', 'right');
-  await assert.rejects(service.login('alice', 'right'), { kind: 'busy', retryAfter: 1, message: 'The server is busy; try again in a moment' });
+  await service.addUser({ name: 'Alice', password: 'right-password' });
+  const first = service.login('alice', 'right-password');
+  const second = service.login('alice', 'right-password');
+  await assert.rejects(service.login('alice', 'right-password'), { kind: 'busy', retryAfter: 1, message: 'The server is busy; try again in a moment' });
   assert.deepEqual(service.hashLoad(), { running: 1, waiting: 1 });
   await Promise.all([first, second]);
   assert.deepEqual(service.hashLoad(), { running: 0, waiting: 0 });
@@ -101,9 +101,9 @@ test('when every hash slot and queue place is taken, a login is refused at once 
 
 test('a throttled name gets its 429 even while the pool is full, and a busy refusal counts no failure', async () => {
   const { service } = setup({ hashConcurrency: 1, hashQueue: 0 });
-  await service.addUser({ name: 'Alice', password: 'right' });
+  await service.addUser({ name: 'Alice', password: 'right-password' });
   for (let i = 0; i < 5; i++) await assert.rejects(service.login('nobody', 'x'), { kind: 'unauthorized' });
-  const holding = service.login('alice', 'right');
+  const holding = service.login('alice', 'right-password');
   while (service.hashLoad().running === 0) await new Promise((r) => setImmediate(r));
   await assert.rejects(service.login('nobody', 'x'), { kind: 'throttled' });
   for (let i = 0; i < 8; i++) await assert.rejects(service.login('Alice', 'wrong'), { kind: 'busy' });
@@ -116,12 +116,12 @@ test('a throttled name gets its 429 even while the pool is full, and a busy refu
 // (a restart's flood of logins that time out costs no scrypt work), and counts as an attempt.
 test('a login whose caller left while it waited is dropped without hashing', async () => {
   const { store, service } = setup({ hashConcurrency: 1, hashQueue: 4 });
-  await service.addUser({ name: 'Alice', password: 'right' });
+  await service.addUser({ name: 'Alice', password: 'right-password' });
   const before = store.lookups;
-  const running = service.login('alice', 'right');
+  const running = service.login('alice', 'right-password');
   const left = new AbortController();
-  const waiting = service.login('alice', 'right', left.signal);
-  const staying = service.login('alice', 'right', new AbortController().signal);
+  const waiting = service.login('alice', 'right-password', { callerLeft: left.signal });
+  const staying = service.login('alice', 'right-password', { callerLeft: new AbortController().signal });
   assert.deepEqual(service.hashLoad(), { running: 1, waiting: 2 });
   left.abort();
   await assert.rejects(waiting, { kind: 'busy', message: 'The caller left before its login was checked' });
@@ -135,11 +135,11 @@ test('a login whose caller left while it waited is dropped without hashing', asy
 // retries during a login flood must not throttle its own player.
 test('abandoned logins do not count toward the throttle', async () => {
   const { service } = setup({ hashConcurrency: 1, hashQueue: 8 });
-  await service.addUser({ name: 'Alice', password: 'right' });
+  await service.addUser({ name: 'Alice', password: 'right-password' });
   for (let i = 0; i < 4; i++) await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
   const holding = service.login('bob', 'x');
   const left = new AbortController();
-  const abandoned = service.login('alice', 'right', left.signal);
+  const abandoned = service.login('alice', 'right-password', { callerLeft: left.signal });
   left.abort();
   await assert.rejects(holding, { kind: 'unauthorized' });
   await assert.rejects(abandoned, { kind: 'busy' });

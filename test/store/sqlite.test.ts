@@ -43,7 +43,11 @@ test('sqlite: a database of every earlier version is migrated with its data', as
               VALUES ('00000000-0000-4000-8000-00000000000a', 'Alice', 'alice', 'h', 'https://s/a.png', 1, 0)`);
     old.close();
     const store = await openSqliteStore(path);
-    assert.deepEqual(await store.findUserByName('alice'), user('Alice', '00000000-0000-4000-8000-00000000000a', { passwordHash: 'h', skinUrl: 'https://s/a.png', isAlex: true }), `from version ${version}`);
+    assert.deepEqual(
+      await store.findUserByName('alice'),
+      user('Alice', '00000000-0000-4000-8000-00000000000a', { passwordHash: 'h', skinUrl: 'https://s/a.png', isAlex: true, createdAt: 0 }),
+      `from version ${version}`,
+    );
     assert.equal(await store.countTextures(), 0);
     await store.close();
   }
@@ -53,7 +57,7 @@ test('sqlite: tokens are kept only as the digests handed in', async () => {
   const path = join(dir, 'digest.db');
   const store = await openSqliteStore(path);
   await store.createUser(user('Alice', '00000000-0000-4000-8000-00000000000a'));
-  await store.addToken('00000000-0000-4000-8000-00000000000a', 'the-digest', 0, 1e12, 16);
+  await store.recordLogin('00000000-0000-4000-8000-00000000000a', 'the-digest', 0, 1e12, 16);
   await store.close();
   const db = new DatabaseSync(path);
   assert.deepEqual(db.prepare('SELECT digest FROM tokens').all().map((r) => ({ ...r })), [{ digest: 'the-digest' }]);

@@ -4,7 +4,21 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { LoginFailures, Store, User } from '../../src/store/store.ts';
 
 export function user(name: string, id: string, extra: Partial<User> = {}): User {
-  return { id, name, passwordHash: 'scrypt$1$1$1$AA==$AA==', skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, ...extra };
+  return {
+    id,
+    name,
+    passwordHash: 'scrypt$1$1$1$AA==$AA==',
+    skinUrl: null,
+    skinHash: null,
+    capeUrl: null,
+    capeHash: null,
+    isAlex: false,
+    createdAt: 500,
+    lastLoginAt: null,
+    lockedAt: null,
+    lockReason: null,
+    ...extra,
+  };
 }
 
 const A = '00000000-0000-4000-8000-00000000000a';
@@ -54,7 +68,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
     test('a token records joins for its owner only, until it expires', async () => {
       await store.createUser(user('Alice', A));
       await store.createUser(user('Bob', B));
-      await store.addToken(A, 'd1', 1000, 2000, 16);
+      await store.recordLogin(A, 'd1', 1000, 2000, 16);
       assert.equal(await store.recordJoin('d1', B, 'srv', 1500), false, 'foreign token');
       assert.equal(await store.recordJoin('nope', A, 'srv', 1500), false, 'unknown token');
       assert.equal(await store.findJoin('alice', 'srv', 0), undefined, 'a refused join records nothing');
@@ -64,19 +78,19 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
 
     test('keeps the newest live tokens and drops expired ones', async () => {
       await store.createUser(user('Alice', A));
-      for (let i = 1; i <= 4; i++) await store.addToken(A, `d${i}`, 1000, 10_000, 3);
+      for (let i = 1; i <= 4; i++) await store.recordLogin(A, `d${i}`, 1000, 10_000, 3);
       assert.equal(await store.recordJoin('d1', A, 's', 1001), false, 'the oldest went first');
       for (const d of ['d2', 'd3', 'd4']) assert.equal(await store.recordJoin(d, A, 's', 1001), true, d);
-      await store.addToken(A, 'late', 20_000, 30_000, 3);
+      await store.recordLogin(A, 'late', 20_000, 30_000, 3);
       assert.equal(await store.recordJoin('late', A, 's', 20_001), true);
     });
 
     test('finds the latest join by name, server and age', async () => {
       await store.createUser(user('Alice', A));
       await store.setTextures(A, { skinUrl: 'https://s/1.png' });
-      await store.addToken(A, 'd', 0, 1e12, 16);
+      await store.recordLogin(A, 'd', 0, 1e12, 16);
       await store.recordJoin('d', A, 'one', 100);
-      assert.deepEqual(await store.findJoin('ALICE', 'one', 99), user('Alice', A, { skinUrl: 'https://s/1.png' }));
+      assert.deepEqual(await store.findJoin('ALICE', 'one', 99), user('Alice', A, { skinUrl: 'https://s/1.png', lastLoginAt: 0 }));
       assert.equal(await store.findJoin('alice', 'one', 100), undefined, 'not younger than the limit');
       assert.equal(await store.findJoin('alice', 'two', 0), undefined);
       await store.recordJoin('d', A, 'two', 200);
@@ -86,8 +100,8 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
 
     test('a new password hash can end every session at once', async () => {
       await store.createUser(user('Alice', A));
-      await store.addToken(A, 'd1', 0, 1e12, 16);
-      await store.addToken(A, 'd2', 0, 1e12, 16);
+      await store.recordLogin(A, 'd1', 0, 1e12, 16);
+      await store.recordLogin(A, 'd2', 0, 1e12, 16);
       await store.setPasswordHash(A, 'kept-sessions', false);
       assert.equal(await store.recordJoin('d1', A, 's', 1), true);
       await store.setPasswordHash(A, 'new', true);
@@ -149,13 +163,73 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
 
     test('deleting a user takes its tokens and join along', async () => {
       await store.createUser(user('Alice', A));
-      await store.addToken(A, 'd', 0, 1e12, 16);
+      await store.recordLogin(A, 'd', 0, 1e12, 16);
       await store.recordJoin('d', A, 's', 1);
       assert.equal(await store.deleteUser(A), true);
       assert.equal(await store.deleteUser(A), false);
       assert.equal(await store.findJoin('alice', 's', 0), undefined);
       await store.createUser(user('Alice', A));
       assert.equal(await store.recordJoin('d', A, 's', 2), false, 'the old token died with the user');
+    });
+
+    test('a login records its time and a token; a locked or missing user gets neither', async () => {
+      await store.createUser(user('Alice', A));
+      assert.equal(await store.recordLogin(A, 'd1', 1000, 1e12, 16), true);
+      assert.equal((await store.findUserById(A))!.lastLoginAt, 1000);
+      assert.equal(await store.setLock(A, { at: 1100, reason: 'cheating' }), true);
+      assert.equal(await store.recordLogin(A, 'd2', 1200, 1e12, 16), false);
+      assert.equal(await store.recordJoin('d2', A, 's', 1300), false, 'no token was stored for the locked user');
+      assert.equal((await store.findUserById(A))!.lastLoginAt, 1000, 'a refused login is no login');
+      assert.equal(await store.recordLogin(B, 'd3', 1200, 1e12, 16), false);
+      assert.equal(await store.recordJoin('d3', B, 's', 1300), false);
+    });
+
+    test('a lock ends every token and the join at once, keeps the user, and an unlock lifts it', async () => {
+      await store.createUser(user('Alice', A));
+      await store.recordLogin(A, 'd', 0, 1e12, 16);
+      assert.equal(await store.recordJoin('d', A, 's', 10), true);
+      assert.equal(await store.setLock(A, { at: 20, reason: 'cheating' }), true);
+      assert.equal(await store.findJoin('alice', 's', 0), undefined, 'the join is gone');
+      assert.equal(await store.recordJoin('d', A, 's', 30), false, 'the token is gone');
+      assert.deepEqual(await store.findUserByName('alice'), user('Alice', A, { lastLoginAt: 0, lockedAt: 20, lockReason: 'cheating' }));
+      assert.equal(await store.setLock(A, null), true);
+      assert.deepEqual(await store.findUserById(A), user('Alice', A, { lastLoginAt: 0 }));
+      assert.equal(await store.recordJoin('d', A, 's', 40), false, 'an unlock brings no token back');
+      assert.equal(await store.setLock(B, { at: 1, reason: null }), false);
+    });
+
+    test('ending sessions or changing the password with endSessions takes the join too', async () => {
+      await store.createUser(user('Alice', A));
+      await store.createUser(user('Bob', B));
+      for (const [id, d] of [[A, 'a'], [B, 'b']] as const) {
+        await store.recordLogin(id, d, 0, 1e12, 16);
+        assert.equal(await store.recordJoin(d, id, 's', 10), true);
+      }
+      await store.endSessions(A);
+      assert.equal(await store.findJoin('alice', 's', 0), undefined);
+      assert.equal(await store.recordJoin('a', A, 's', 20), false);
+      await store.setPasswordHash(B, 'new', false);
+      assert.equal((await store.findJoin('bob', 's', 0))?.passwordHash, 'new', 'without endSessions the join stays');
+      await store.setPasswordHash(B, 'newer', true);
+      assert.equal(await store.findJoin('bob', 's', 0), undefined);
+      assert.equal(await store.recordJoin('b', B, 's', 30), false);
+    });
+
+    test('a rename keeps the id, tokens and join, frees the old name, and refuses a name taken in any case', async () => {
+      await store.createUser(user('Alice', A));
+      await store.createUser(user('Bob', B));
+      await store.recordLogin(A, 'd', 0, 1e12, 16);
+      await store.recordJoin('d', A, 's', 10);
+      assert.equal(await store.renameUser(A, 'BOB'), 'name_taken');
+      assert.equal(await store.renameUser(A, 'Alicia'), 'renamed');
+      assert.equal(await store.findUserByName('alice'), undefined);
+      assert.equal((await store.findUserByName('ALICIA'))?.id, A);
+      assert.equal((await store.findJoin('alicia', 's', 0))?.id, A, 'the join follows the player');
+      assert.equal(await store.recordJoin('d', A, 's2', 20), true, 'the token still works');
+      assert.equal(await store.createUser(user('Alice', '00000000-0000-4000-8000-00000000000c')), 'created', 'the old name is free');
+      assert.equal(await store.renameUser(A, 'alicia'), 'renamed', 'a change of case only');
+      assert.equal((await store.findUserById(A))?.name, 'alicia');
+      assert.equal(await store.renameUser('00000000-0000-4000-8000-0000000000ff', 'Nobody'), 'not_found');
     });
   });
 }
