@@ -1,0 +1,76 @@
+// Every word the account page shows, in one object: a translation is a copy of this file.
+// `{name}`-style marks are filled in where the text is shown.
+
+export const STRINGS = {
+  /** The language of the texts below, as an HTML lang attribute. */
+  lang: 'en',
+  title: 'Your account',
+  noScript: 'This page needs JavaScript.',
+
+  signInHeading: 'Sign in',
+  signUpHeading: 'Create an account',
+  resetHeading: 'Set a new password',
+  name: 'Player name',
+  nameHint: '3 to 16 letters, digits or _',
+  password: 'Password',
+  newPassword: 'New password',
+  newPasswordHint: 'At least {min} characters',
+  repeatPassword: 'Repeat the password',
+  repeatNewPassword: 'Repeat the new password',
+  currentPassword: 'Current password',
+  invite: 'Invite code',
+  inviteHint: 'Joining needs an invite: the code is in the link you were given.',
+  signIn: 'Sign in',
+  signUp: 'Create the account',
+  setPassword: 'Set the password',
+  backToSignIn: 'Back to sign in',
+
+  signedInAs: 'Signed in as {name}',
+  uuid: 'UUID',
+  createdAt: 'Account created',
+  lastLoginAt: 'Last sign-in',
+  never: 'Never',
+
+  looksHeading: 'Skin and cape',
+  skinPreview: 'Front view of the skin',
+  capePreview: 'Front view of the cape',
+  previewSaved: 'Your skin and cape as saved.',
+  previewPending: 'Preview of the chosen file: not saved yet.',
+  skinFile: 'Skin: a PNG of 64×64 or 64×32',
+  capeFile: 'Cape: a PNG of 64×32',
+  model: 'Arms',
+  classic: 'Classic (4 pixels wide)',
+  slim: 'Slim (3 pixels wide)',
+  saveSkin: 'Save the skin',
+  removeSkin: 'Remove the skin',
+  saveCape: 'Save the cape',
+  removeCape: 'Remove the cape',
+  skinSaved: 'Skin saved.',
+  skinRemoved: 'Skin removed.',
+  capeSaved: 'Cape saved.',
+  capeRemoved: 'Cape removed.',
+  chooseFile: 'Choose a PNG file first.',
+  unreadableImage: 'This file cannot be read as an image.',
+  skinElsewhere: 'Your skin is hosted elsewhere and is not shown here.',
+  capeElsewhere: 'Your cape is hosted elsewhere and is not shown here.',
+
+  passwordHeading: 'Change the password',
+  changePassword: 'Change the password',
+  passwordChanged: 'Password changed. Every other session has been signed out.',
+
+  sessionsHeading: 'Sessions',
+  sessionsHint: 'Signs out this page, your launcher and every other device. Sign in again to carry on.',
+  logoutAll: 'Sign out everywhere',
+  loggedOutAll: 'Signed out everywhere.',
+
+  fillIn: 'Fill in this field.',
+  passwordsDiffer: 'The two new passwords differ.',
+  passwordTooShort: 'The new password must be at least {min} characters.',
+  working: 'Working…',
+  networkError: 'The server could not be reached. Try again.',
+  badAnswer: 'The server answered with an error (HTTP {status}).',
+  sessionEnded: 'Your session has ended. Sign in again.',
+  resetDone: 'New password set for {name}. Sign in with it.',
+} as const;
+
+export type Strings = { readonly [K in keyof typeof STRINGS]: string };
