@@ -86,7 +86,7 @@ test('every input has a label, and every label a field', () => {
   for (const registration of ['off', 'invite', 'open'] as const) {
     const all = tags(page({ registration }).html);
     const ids = new Set(all.map((t) => t.attrs.get('id')).filter((id) => id !== undefined));
-    const labelled = new Set(all.filter((t) => t.name === 'label').map((t) => t.attrs.get('for')));
+    const labelled = new Set(all.filter((t) => t.name === 'label').map((t) => t.attrs.get('for') ?? ''));
     const inputs = all.filter((t) => t.name === 'input' || t.name === 'select' || t.name === 'textarea');
     assert.ok(inputs.length >= 10);
     for (const input of inputs) {
