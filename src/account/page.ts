@@ -134,6 +134,15 @@ const SCRIPT = String.raw`
     for (const input of $(form).querySelectorAll('input[type=password], input[type=file]')) input.value = '';
   }
 
+  // The sign-up form emptied (its code is spent, or not needed) and the sign-in form first again.
+  function resetSignUp() {
+    if (!$('signup')) return;
+    $('signup').reset();
+    say('signup', '', '');
+    const signin = $('signin-card');
+    signin.parentNode.insertBefore(signin, signin.parentNode.firstChild);
+  }
+
   // Checks done here only to answer at once; the server checks everything again.
   function required(ids) {
     for (const id of ids) {
@@ -156,6 +165,8 @@ const SCRIPT = String.raw`
     for (const input of element.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
     const buttons = [...element.querySelectorAll('button')].filter((b) => !b.disabled);
     for (const b of buttons) b.disabled = true;
+    // A message answers the latest action only.
+    for (const box of document.querySelectorAll('.msg')) if (box.id !== form + '-msg') say(box.id.slice(0, -4), '', '');
     say(form, S.working, '');
     try {
       const done = await run();
@@ -198,7 +209,7 @@ const SCRIPT = String.raw`
     token = accessToken;
     me = await call('GET', 'me');
     clearFields('signin');
-    if ($('signup')) clearFields('signup');
+    resetSignUp();
     say('signin', '', '');
     await loadSaved();
     render();
@@ -213,6 +224,7 @@ const SCRIPT = String.raw`
       clearFields(form);
       say(form, '', '');
     }
+    resetSignUp();
     show('signed-out', 'signin-name');
     say('signin', message, kind);
   }

@@ -64,7 +64,7 @@ export const STRINGS = {
   loggedOutAll: 'Signed out everywhere.',
 
   fillIn: 'Fill in this field.',
-  passwordsDiffer: 'The two new passwords differ.',
+  passwordsDiffer: 'The two passwords differ.',
   passwordTooShort: 'The new password must be at least {min} characters.',
   working: 'Working…',
   networkError: 'The server could not be reached. Try again.',
