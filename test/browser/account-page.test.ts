@@ -1,0 +1,337 @@
+// The account page as a person uses it, in the system's Chromium (driven by puppeteer-core)
+// against the real built server: an invite link, sign-up, a skin and a cape previewed before they
+// are sent and then saved, a password change, signing out everywhere, a reset link, and the
+// keyboard alone. Every step leaves a screenshot in a temp folder whose path is printed.
+// Without /usr/bin/chromium the test is skipped, and says so.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { deflateSync } from 'node:zlib';
+import type { Browser, Page } from 'puppeteer-core';
+import { encodeImage } from '../helpers/png.ts';
+import { fetchReply, freePort, runCli, startRaw, tempDir, type RawServer } from '../helpers/process.ts';
+import { STRINGS } from '../../src/account/strings.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SKIP = existsSync(CHROMIUM) ? false : 'Chromium is not installed (apt-get install chromium)';
+if (SKIP) console.log(`test/browser/account-page.test.ts skipped: ${SKIP}`);
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ADMIN_TOKEN = 'browser-test-admin-token';
+const NAME = 'Steve_Web';
+const FIRST = 'first-password-1';
+const SECOND = 'second-password-2';
+const THIRD = 'third-password-3';
+
+// The page's globals as far as the functions run in it touch them: the project's type check has
+// no DOM library, and these declarations stay in this module.
+declare const document: {
+  activeElement: { id: string } | null;
+  documentElement: { scrollWidth: number };
+  getElementById(id: string): any;
+  querySelector(selector: string): { textContent: string | null } | null;
+};
+declare const location: { hash: string };
+/** A form field or button, as read in the page. */
+type Field = { value: string; disabled: boolean };
+
+type Rgba = [number, number, number, number];
+const RED: Rgba = [220, 40, 40, 255];
+const WHITE: Rgba = [255, 255, 255, 255];
+const GREEN: Rgba = [40, 180, 60, 255];
+const BLUE: Rgba = [40, 80, 220, 255];
+const YELLOW: Rgba = [240, 210, 40, 255];
+const MAGENTA: Rgba = [200, 40, 200, 255];
+const CYAN: Rgba = [40, 200, 210, 255];
+const ORANGE: Rgba = [240, 130, 20, 255];
+const CLEAR: Rgba = [0, 0, 0, 0];
+
+/** An RGBA PNG of `width`×`height`, transparent but for the given rectangles [x, y, w, h, colour]. */
+function paintedPng(width: number, height: number, rects: [number, number, number, number, Rgba][]): Buffer {
+  const row = width * 4 + 1;
+  const raw = Buffer.alloc(row * height); // filter type 0 on every row, all pixels transparent
+  for (const [x0, y0, w, h, colour] of rects) {
+    for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w; x++) raw.set(colour, y * row + 1 + x * 4);
+  }
+  return encodeImage({ width, height }, deflateSync(raw));
+}
+
+/**
+ * A 64×64 skin whose front faces each have a colour of their own (the standard layout), and a
+ * hat whose top row is white: the preview must put each where the game shows it.
+ */
+const SKIN = paintedPng(64, 64, [
+  [8, 8, 8, 8, RED], // head
+  [40, 8, 8, 1, WHITE], // hat, top row
+  [20, 20, 8, 12, GREEN], // body
+  [44, 20, 4, 12, BLUE], // right arm
+  [36, 52, 4, 12, YELLOW], // left arm
+  [4, 20, 4, 12, MAGENTA], // right leg
+  [20, 52, 4, 12, CYAN], // left leg
+]);
+/** Where each colour lands in the 16×32 front view (classic arms), and a spot left empty. */
+const SKIN_FRONT: [number, number, Rgba][] = [
+  [8, 4, RED],
+  [8, 0, WHITE],
+  [8, 14, GREEN],
+  [2, 14, BLUE],
+  [13, 14, YELLOW],
+  [5, 26, MAGENTA],
+  [10, 26, CYAN],
+  [1, 2, CLEAR],
+];
+/** A 64×32 cape whose front (10×16 at 1, 1) is orange. */
+const CAPE = paintedPng(64, 32, [[1, 1, 10, 16, ORANGE]]);
+
+/** The canvas's size and the colour of the 8×8 block at each skin pixel asked for. */
+async function canvasPixels(page: Page, id: string, at: [number, number][]): Promise<{ width: number; height: number; pixels: Rgba[]; drawn: number }> {
+  return page.evaluate(
+    (canvasId, spots) => {
+      const canvas = document.getElementById(canvasId);
+      const data: Uint8ClampedArray = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      let drawn = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) drawn++;
+      // No named function in here: tsx would wrap it in a helper the page does not have.
+      const pixels = spots.map(([x, y]) => {
+        const at = ((y * 8 + 4) * canvas.width + x * 8 + 4) * 4;
+        return Array.from(data.subarray(at, at + 4));
+      });
+      return { width: canvas.width, height: canvas.height, pixels: pixels as Rgba[], drawn };
+    },
+    id,
+    at,
+  );
+}
+
+const textOf = (page: Page, selector: string): Promise<string> => page.$eval(selector, (e) => (e.textContent ?? '').trim());
+
+async function waitForView(page: Page, view: 'signed-out' | 'reset' | 'signed-in'): Promise<void> {
+  await page.waitForSelector(`#app[data-view="${view}"]`, { timeout: 15_000 });
+}
+
+/** Waits until the element's text is `text` (a form's message, say), and fails with what it holds instead. */
+async function waitForText(page: Page, selector: string, text: string): Promise<void> {
+  try {
+    await page.waitForFunction((s, t) => document.querySelector(s)?.textContent?.trim() === t, { timeout: 15_000 }, selector, text);
+  } catch {
+    assert.fail(`${selector} says ${JSON.stringify(await textOf(page, selector))}, not ${JSON.stringify(text)}`);
+  }
+}
+
+/** The link a CLI command printed (invite or reset). */
+function linkIn(stdout: string, kind: 'invite' | 'reset'): string {
+  const m = new RegExp(`http://\\S+#${kind}=\\S+`).exec(stdout);
+  assert.ok(m, `no ${kind} link in: ${stdout}`);
+  return m[0];
+}
+
+test('the account page in Chromium: invite, sign-up, skin and cape, password, sign-out everywhere, reset, keyboard', { skip: SKIP, timeout: 180_000 }, async (t) => {
+  const { default: puppeteer } = await import('puppeteer-core');
+  const shots = mkdtempSync(join(tmpdir(), 'mcauth-account-page-'));
+  console.log(`account page screenshots: ${shots}`);
+  const { dir, cleanup } = tempDir();
+  const db = join(dir, 'mcauth.db');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let server: RawServer | undefined;
+  let browser: Browser | undefined;
+  t.after(async () => {
+    await browser?.close();
+    await server?.stop();
+    cleanup();
+  });
+
+  server = await startRaw(['serve', '--port', String(port), '--db', db, '--account-page', '--registration', 'invite', '--public-url', url, '--admin-token', ADMIN_TOKEN]);
+  // The CLI takes the public URL (for the links it prints) from the environment, as a service manager would give it.
+  const cliEnv = { MCAUTH_PUBLIC_URL: url };
+  const invite = await runCli(['invite', 'create', '--db', db], { env: cliEnv });
+  assert.equal(invite.code, 0, invite.stderr);
+  const inviteLink = linkIn(invite.stdout, 'invite');
+  assert.ok(inviteLink.startsWith(`${url}/account#invite=`), inviteLink);
+
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, userDataDir: join(dir, 'chromium') });
+  const page = await browser.newPage();
+  // Anything the page logs as an error (a CSP refusal, a script error) fails the test at the end;
+  // not Chromium's note on each refusal the test asks for (a 401 for a wrong password).
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource: the server responded with a status of 4')) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  let step = 0;
+  const shot = async (name: string, fullPage = true): Promise<void> => {
+    step++;
+    await page.screenshot({ path: join(shots, `${String(step).padStart(2, '0')}-${name}.png`), fullPage });
+  };
+
+  // The sign-in page, on a phone and on a desktop.
+  await page.setViewport({ width: 360, height: 740 });
+  await page.goto(`${url}/account`);
+  await waitForView(page, 'signed-out');
+  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(scrollWidth <= 360, `the phone page scrolls sideways: ${scrollWidth} px wide`);
+  await shot('sign-in-phone', false);
+  await page.setViewport({ width: 1280, height: 800 });
+  await shot('sign-in-desktop', false);
+
+  await t.test('an invite link opens the sign-up form with its code, then takes the code out of the address', async () => {
+    await page.goto(inviteLink);
+    await waitForView(page, 'signed-out');
+    assert.equal(await page.$eval('#signup-invite', (e) => (e as Field).value), inviteLink.split('#invite=')[1]);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signup-name');
+    assert.equal(await page.evaluate(() => location.hash), '');
+    await shot('invite-link');
+  });
+
+  await t.test('signing up signs in at once', async () => {
+    await page.type('#signup-name', NAME);
+    await page.type('#signup-password', FIRST);
+    await page.type('#signup-repeat', FIRST + 'x');
+    await page.click('#signup button[type=submit]');
+    await waitForText(page, '#signup-msg', STRINGS.passwordsDiffer);
+    await shot('sign-up-passwords-differ');
+    await page.$eval('#signup-repeat', (e) => ((e as Field).value = ''));
+    await page.type('#signup-repeat', FIRST);
+    await page.click('#signup button[type=submit]');
+    await waitForView(page, 'signed-in');
+    assert.equal(await textOf(page, '#me-heading'), STRINGS.signedInAs.replace('{name}', NAME));
+    assert.match(await textOf(page, '#me-uuid'), /^[0-9a-f]{8}-?[0-9a-f]{4}/);
+    await shot('signed-in');
+  });
+
+  await t.test('a skin is previewed from the file before it is sent, then saved', async () => {
+    const skinFile = join(dir, 'skin.png');
+    writeFileSync(skinFile, SKIN);
+    const input = await page.$('#skin-file');
+    await input!.uploadFile(skinFile);
+    await waitForText(page, '#preview-note', STRINGS.previewPending);
+    const before = await canvasPixels(page, 'skin-preview', SKIN_FRONT.map(([x, y]) => [x, y]));
+    assert.equal(before.width, 16 * 8);
+    assert.equal(before.height, 32 * 8);
+    assert.ok(before.drawn > 0, 'the preview is drawn');
+    assert.deepEqual(before.pixels, SKIN_FRONT.map(([, , colour]) => colour));
+    // Slim arms are 3 pixels wide: the outer column of the right arm is left empty.
+    await page.click('#skin-slim');
+    assert.deepEqual((await canvasPixels(page, 'skin-preview', [[0, 14], [1, 14], [15, 14]])).pixels, [CLEAR, BLUE, CLEAR]);
+    await page.click('#skin-classic');
+    await shot('skin-preview');
+
+    await page.click('#skin button[type=submit]');
+    await waitForText(page, '#skin-msg', STRINGS.skinSaved);
+    await waitForText(page, '#preview-note', STRINGS.previewSaved);
+    // The saved skin is fetched back from the server's /textures/ and drawn the same.
+    const after = await canvasPixels(page, 'skin-preview', SKIN_FRONT.map(([x, y]) => [x, y]));
+    assert.deepEqual(after.pixels, SKIN_FRONT.map(([, , colour]) => colour));
+    await shot('skin-saved');
+
+    const login = await fetchReply(`${url}/account/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: NAME, password: FIRST }) });
+    assert.equal(login.status, 200, login.text);
+    const me = await fetchReply(`${url}/account/me`, { headers: { authorization: `Bearer ${login.body.result.accessToken}` } });
+    assert.equal(me.status, 200, me.text);
+    assert.match(me.body.result.skinUrl, new RegExp(`^${url}/textures/[0-9a-f]{64}$`));
+    assert.equal(me.body.result.isAlex, false);
+  });
+
+  await t.test('a cape is previewed beside the skin, saved and removed', async () => {
+    const capeFile = join(dir, 'cape.png');
+    writeFileSync(capeFile, CAPE);
+    await (await page.$('#cape-file'))!.uploadFile(capeFile);
+    await waitForText(page, '#preview-note', STRINGS.previewPending);
+    const cape = await canvasPixels(page, 'cape-preview', [[0, 0], [5, 8], [9, 15]]);
+    assert.deepEqual([cape.width, cape.height], [10 * 8, 16 * 8]);
+    assert.deepEqual(cape.pixels, [ORANGE, ORANGE, ORANGE]);
+    await shot('cape-preview');
+    await page.click('#cape button[type=submit]');
+    await waitForText(page, '#cape-msg', STRINGS.capeSaved);
+    assert.equal(await page.$eval('#cape-remove', (e) => (e as Field).disabled), false);
+    await shot('cape-saved');
+    await page.click('#cape-remove');
+    await waitForText(page, '#cape-msg', STRINGS.capeRemoved);
+    assert.equal((await canvasPixels(page, 'cape-preview', [[5, 8]])).drawn, 0);
+    assert.equal(await page.$eval('#cape-remove', (e) => (e as Field).disabled), true);
+  });
+
+  await t.test("the server's refusal shows beside the form that caused it", async () => {
+    await page.type('#password-current', 'not-the-password');
+    await page.type('#password-new', SECOND);
+    await page.type('#password-repeat', SECOND);
+    await page.click('#password button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('password-msg')?.classList.contains('error'), { timeout: 15_000 });
+    assert.notEqual(await textOf(page, '#password-msg'), '');
+    await waitForView(page, 'signed-in');
+    await shot('password-refused');
+  });
+
+  await t.test('changing the password keeps this session and ends the others', async () => {
+    const other = await fetchReply(`${url}/account/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: NAME, password: FIRST }) });
+    const otherToken: string = other.body.result.accessToken;
+    await page.$eval('#password-current', (e) => ((e as Field).value = ''));
+    await page.type('#password-current', FIRST);
+    await page.click('#password button[type=submit]');
+    await waitForText(page, '#password-msg', STRINGS.passwordChanged);
+    assert.equal(await page.$eval('#password-new', (e) => (e as Field).value), '', 'the fields are emptied');
+    const ended = await fetchReply(`${url}/account/me`, { headers: { authorization: `Bearer ${otherToken}` } });
+    assert.equal(ended.status, 401);
+    await shot('password-changed');
+  });
+
+  await t.test('signing out everywhere goes back to the sign-in form', async () => {
+    await page.click('#sessions button[type=submit]');
+    await waitForView(page, 'signed-out');
+    await waitForText(page, '#signin-msg', STRINGS.loggedOutAll);
+    // The sign-up form is emptied (its invite is spent) and the sign-in form comes first again.
+    assert.equal(await page.$eval('#signup-invite', (e) => (e as Field).value), '');
+    assert.equal(await page.$eval('#view-signed-out .card', (e) => e.id), 'signin-card');
+    await shot('signed-out-everywhere');
+  });
+
+  await t.test('a reset link sets a new password, and it signs in', async () => {
+    const reset = await runCli(['user', 'reset-link', NAME, '--db', db], { env: cliEnv });
+    assert.equal(reset.code, 0, reset.stderr);
+    const resetLink = linkIn(reset.stdout, 'reset');
+    assert.ok(resetLink.startsWith(`${url}/account#reset=`), resetLink);
+    await page.goto(resetLink);
+    await waitForView(page, 'reset');
+    assert.equal(await page.evaluate(() => location.hash), '');
+    await page.type('#reset-password', THIRD);
+    await page.type('#reset-repeat', THIRD);
+    await shot('reset-link');
+    await page.click('#reset button[type=submit]');
+    await waitForView(page, 'signed-out');
+    await waitForText(page, '#signin-msg', STRINGS.resetDone.replace('{name}', NAME));
+    assert.equal(await page.$eval('#signin-name', (e) => (e as Field).value), NAME);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-password');
+    await shot('reset-done');
+    await page.keyboard.type(THIRD);
+    await page.keyboard.press('Enter');
+    await waitForView(page, 'signed-in');
+    await shot('signed-in-after-reset');
+  });
+
+  await t.test('the keyboard alone: Tab to the name, type, Enter signs in', async () => {
+    await page.goto(`${url}/account`);
+    await waitForView(page, 'signed-out');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-name');
+    await page.keyboard.type(NAME);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-password');
+    await page.keyboard.type(THIRD);
+    await shot('keyboard-sign-in', false);
+    await page.keyboard.press('Enter');
+    await waitForView(page, 'signed-in');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'me-heading');
+    // The next Tab reaches the skin's file field: every control is in the tab order.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'skin-file');
+    await shot('keyboard-signed-in-desktop');
+    await page.setViewport({ width: 360, height: 740 });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= 360, `the signed-in page scrolls sideways on a phone: ${wide} px wide`);
+    await shot('signed-in-phone');
+  });
+
+  assert.deepEqual(problems, [], 'the page logged no error (a CSP refusal would be one)');
+});
