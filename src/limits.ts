@@ -107,3 +107,8 @@ export const MAX_CLIENT_TOKEN_CHARS = 128;
 export const MAX_IMAGE_DATA_BYTES = 16 * 1024 * 1024;
 /** The longest player (a path's `who`) a log line carries: a name is 16, a dashed UUID 36. */
 export const MAX_LOGGED_PLAYER_CHARS = 64;
+
+/** The window --address-login-limit counts in. */
+export const ADDRESS_LOGIN_WINDOW_MS = 60 * 1000;
+/** Addresses a limit per client address remembers at most; when full, those whose window has ended are dropped. */
+export const MAX_TRACKED_ADDRESSES = 100_000;

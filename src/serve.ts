@@ -3,15 +3,18 @@ import { statSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
-import { answerClientError, createApp } from './http/app.ts';
+import { answerClientError, createApp, type Area } from './http/app.ts';
 import { adminArea } from './admin/routes.ts';
+import { textureArea } from './textures/downloads.ts';
 import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
 import type { Store } from './store/store.ts';
-import { CONNECTIONS_CHECK_INTERVAL_MS, IDLE_SWEEP_MS } from './limits.ts';
+import { ADDRESS_LOGIN_WINDOW_MS, CONNECTIONS_CHECK_INTERVAL_MS, IDLE_SWEEP_MS } from './limits.ts';
 import type { Logger } from './ops/log.ts';
-import { createMetrics } from './ops/metrics.ts';
+import { createMetrics, metricsArea } from './ops/metrics.ts';
+import { createWindowLimit } from './ops/window-limit.ts';
+import type { Service } from './service/service.ts';
 
 export interface RunningServer {
   /** The one line that says where it listens and what it serves. */
@@ -109,21 +112,31 @@ export interface StartOptions {
   warnings?: boolean;
 }
 
+/** The route groups the settings switch on, beside the five endpoints and health. */
+function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined): Area[] {
+  const hostsTextures = config.publicUrl !== '';
+  return [
+    textureArea(service),
+    ...(render ? [metricsArea(render)] : []),
+    ...(config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, hostsTextures })]),
+  ];
+}
+
 export async function startServer(config: ServeConfig, store: Store, log: Logger, { configFile, warnings = true }: StartOptions = {}): Promise<RunningServer> {
   const service = createService(store, toServiceOptions(config));
   await service.warmUp();
   const basePath = normalizeBasePath(config.basePath);
   const metrics = config.metrics ? createMetrics({ hashLoad: service.hashLoad }) : undefined;
   const logRequests = config.logLevel === 'info' || config.logLevel === 'debug';
+  const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(config.addressLoginLimit, ADDRESS_LOGIN_WINDOW_MS).take : undefined;
   let requestId = 0;
   const app = createApp(service, {
     basePath,
     apiKey: config.apiKey,
-    addressLoginLimit: config.addressLoginLimit,
+    loginLimit,
     trustProxy: config.trustProxy,
-    areas: config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, hostsTextures: config.publicUrl !== '' })],
+    areas: areas(service, config, metrics?.render),
     logError: (message, err) => log.error(message, {}, err),
-    metrics: metrics?.render,
     onAnswered:
       metrics || logRequests
         ? (r) => {

@@ -1,16 +1,15 @@
 // The admin API (--admin-token): managing players over HTTP for web cabinets and bots. It calls
 // the same service functions as the CLI, so a rule holds in both or in neither.
 import type { IncomingMessage } from 'node:http';
-import { MAX_ADMIN_PAGE, MAX_TEXTURE_BYTES } from '../limits.ts';
+import { MAX_ADMIN_PAGE } from '../limits.ts';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
-import { readBody, readJson } from '../http/body.ts';
-import { HttpError, sendResult } from '../http/envelope.ts';
-import { quote } from '../service/errors.ts';
-import { requireObject, stringField, type JsonObject } from '../http/fields.ts';
+import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
+import { jsonBody, stringField, type JsonObject } from '../http/fields.ts';
 import { queryOf, type Handler, type Params, type Routes } from '../http/router.ts';
 import { createKeyCheck } from '../http/api-key.ts';
 import type { Area } from '../http/app.ts';
+import { readUpload } from '../textures/upload.ts';
 
 export interface AdminOptions {
   /** The admin token (--admin-token). */
@@ -18,8 +17,6 @@ export interface AdminOptions {
   /** Hosted textures need a public address to be answered with. */
   hostsTextures: boolean;
 }
-
-const PNG_TYPE = /^image\/png\s*$/i;
 
 /** The player named in the path, by name or UUID. */
 function who(params: Params): string {
@@ -29,20 +26,6 @@ function who(params: Params): string {
     throw new HttpError(404, 'No such player');
   }
 }
-
-/**
- * The JSON object of the body, holding no field but `known`: a typo (`offlineUUID` for
- * `offlineUuid`) must be refused, not silently ignored into a different result.
- */
-async function jsonBody(req: IncomingMessage, known: string[]): Promise<JsonObject> {
-  const body = requireObject(await readJson(req));
-  const unknown = Object.keys(body).find((key) => !known.includes(key));
-  if (unknown !== undefined) throw new HttpError(400, `Unknown field ${quote(unknown)}: this call takes ${known.join(', ')}`);
-  return body;
-}
-
-/** A time as ISO 8601 text, or null. */
-const isoTime = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 function optional<T>(body: JsonObject, name: string, type: 'string' | 'boolean', allowNull = false): T | undefined {
   if (!Object.hasOwn(body, name)) return undefined;
@@ -82,17 +65,7 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
     async (req, res, params) =>
       sendResult(res, view(await work(req, params)));
 
-  const upload = (kind: 'skin' | 'cape'): Handler =>
-    answer(async (req, params) => {
-      const type = req.headers['content-type'];
-      if (type !== undefined && !PNG_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be image/png');
-      if (!options.hostsTextures) throw new HttpError(409, 'Hosted textures need the server to run with --public-url');
-      const model = queryOf(req).get('model');
-      if (model !== null && model !== 'slim' && model !== 'classic') throw new HttpError(400, 'model must be slim or classic');
-      if (kind === 'cape' && model !== null) throw new HttpError(400, 'a cape has no model');
-      const bytes = await readBody(req, MAX_TEXTURE_BYTES);
-      return service.setHostedTexture(who(params), { kind, bytes, ...(model === null ? {} : { isAlex: model === 'slim' }) });
-    });
+  const upload = (kind: 'skin' | 'cape'): Handler => answer(async (req, params) => service.setHostedTexture(who(params), await readUpload(req, kind, options.hostsTextures)));
 
   return {
     '/admin/users': {

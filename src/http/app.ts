@@ -1,5 +1,5 @@
-// The HTTP face of the service: its routes (the five endpoints, health, textures, and the areas
-// a capability adds), the API key, and how every failure becomes an envelope.
+// The HTTP face of the service: its routes (the five endpoints, health, and the areas a
+// capability adds), the API key, and how every failure becomes an envelope.
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, NAME_PATTERN } from '../limits.ts';
@@ -8,11 +8,9 @@ import type { Service } from '../service/service.ts';
 import { readJson } from './body.ts';
 import { HttpError, sendError, sendResult } from './envelope.ts';
 import { nameList, requireObject, stringField } from './fields.ts';
-import { createAddressLimit } from './address-limit.ts';
 import { clientAddress } from './client-address.ts';
 import { createKeyCheck } from './api-key.ts';
 import { createRouter, pathOf, type Handler, type Match, type Routes } from './router.ts';
-import { textureRoutes } from './textures.ts';
 import { readLoginRequest, yggdrasilResult } from './yggdrasil.ts';
 import type { RequestRecord } from '../ops/metrics.ts';
 
@@ -20,29 +18,27 @@ export interface AppOptions {
   basePath: string;
   /** '' when callers need no key. */
   apiKey: string;
-  /** /auth calls a client address may make a minute; 0: no limit. */
-  addressLoginLimit: number;
+  /** Counts a login from an address at a time: seconds to wait, 0 when allowed (--address-login-limit; shared with the account page's login). */
+  loginLimit?: (address: string, now: number) => number;
   /** Take the client address from the last X-Forwarded-For entry (--trust-proxy). */
   trustProxy?: boolean;
-  /** Route groups a switched-on capability adds (the admin API, the account page). */
+  /** Route groups a capability adds (texture downloads, the admin API, the account page). */
   areas?: Area[];
   /** Where unexpected errors are reported; their details never reach the caller. */
   logError: (message: string, err: unknown) => void;
   /** Called once a request is over (answered, or its client gone). */
   onAnswered?: (request: AnsweredRequest) => void;
-  /** The text of GET /metrics; the route is absent without it. */
-  metrics?: () => Promise<string>;
 }
 
 /**
  * Routes under one path prefix that a capability adds. Its requests are let in by its own
- * `admit` (which throws the refusal) instead of the API key.
+ * `admit` (which throws the refusal) instead of the API key, or without one by the API key.
  */
 export interface Area {
-  /** Without the base path, ending in "/": `/admin/`. */
+  /** Without the base path, ending in "/": `/admin/`; the path without that "/" (a page) is the area's too. */
   prefix: string;
   routes: Routes;
-  admit: (req: IncomingMessage) => void;
+  admit?: (req: IncomingMessage) => void;
 }
 
 /** A request that is over, for the log and the metrics; nothing in it comes from a body, header or query. */
@@ -54,6 +50,9 @@ export interface AnsweredRequest extends RequestRecord {
   /** The client's address (see clientAddress). */
   client: string;
 }
+
+/** The refusal of a login over its address's limit (--address-login-limit), `wait` seconds before the next. */
+export const tooManyLogins = (wait: number): HttpError => new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
 
 /** The route of a request that matched none. */
 const UNMATCHED = 'unmatched';
@@ -130,26 +129,16 @@ function drain(req: IncomingMessage): void {
   req.resume();
 }
 
-/** GET /metrics: Prometheus' text format. */
-function metricsHandler(render: () => Promise<string>): Handler {
-  return async (_req, res) => {
-    const text = await render();
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
-    res.end(text);
-  };
-}
-
 export function createApp(service: Service, options: AppOptions): RequestListener {
   const areas = (options.areas ?? []).map((a) => ({ ...a, prefix: options.basePath + a.prefix }));
-  const perAddress = options.addressLoginLimit > 0 ? createAddressLimit(options.addressLoginLimit) : undefined;
   const trustProxy = options.trustProxy ?? false;
   const route = createRouter(options.basePath, {
     '/auth': post(async (body, req, res) => {
       const b = requireObject(body);
       const player = loginName(b);
       if (player !== undefined) loginPlayers.set(res, player);
-      const wait = perAddress?.(clientAddress(req, trustProxy), Date.now()) ?? 0;
-      if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
+      const wait = options.loginLimit?.(clientAddress(req, trustProxy), Date.now()) ?? 0;
+      if (wait > 0) throw tooManyLogins(wait);
       // A login whose caller has left (it timed out in the queue) is not hashed for no one.
       const left = new AbortController();
       res.once('close', () => left.abort());
@@ -182,13 +171,10 @@ export function createApp(service: Service, options: AppOptions): RequestListene
         sendResult(res, { status: 'ok' });
       },
     },
-    ...(options.metrics ? { '/metrics': { GET: metricsHandler(options.metrics) } } : {}),
-    ...textureRoutes(service),
     ...Object.assign({}, ...areas.map((a) => a.routes)),
   });
   const keyCheck = options.apiKey === '' ? undefined : createKeyCheck(options.apiKey);
   const health = `${options.basePath}/health`;
-  const textures = `${options.basePath}/textures/`;
 
   const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown): void => {
     // The path only: a query string may carry a secret.
@@ -232,10 +218,10 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     }
     try {
       const path = pathOf(req);
-      const area = areas.find((a) => path.startsWith(a.prefix));
-      if (area) area.admit(req);
-      else if (keyCheck && path !== health && !path.startsWith(textures) && !keyCheck(req)) {
-        // Probes and game clients (texture downloads) cannot send the key.
+      const area = areas.find((a) => path.startsWith(a.prefix) || `${path}/` === a.prefix);
+      if (area?.admit) area.admit(req);
+      else if (keyCheck && path !== health && !keyCheck(req)) {
+        // Probes cannot send the key.
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
       }
       found = route(req);

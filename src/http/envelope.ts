@@ -27,6 +27,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(json);
 }
 
+/** A time in an answer: ISO 8601, or null for none. */
+export const isoTime = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
 export function sendResult(res: ServerResponse, result: unknown): void {
   send(res, 200, { success: true, result });
 }

@@ -1,4 +1,7 @@
 // Reading the expected fields of a parsed body, refusing any other shape with a 400.
+import type { IncomingMessage } from 'node:http';
+import { quote } from '../service/errors.ts';
+import { readJson } from './body.ts';
 import { HttpError } from './envelope.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -8,6 +11,17 @@ export function requireObject(body: unknown): JsonObject {
     throw new HttpError(400, 'Request body must be a JSON object');
   }
   return body as JsonObject;
+}
+
+/**
+ * The JSON object of the body, holding no field but `known`: a typo (`offlineUUID` for
+ * `offlineUuid`) must be refused, not silently ignored into a different result.
+ */
+export async function jsonBody(req: IncomingMessage, known: string[]): Promise<JsonObject> {
+  const body = requireObject(await readJson(req));
+  const unknown = Object.keys(body).find((key) => !known.includes(key));
+  if (unknown !== undefined) throw new HttpError(400, `Unknown field ${quote(unknown)}: this call takes ${known.join(', ')}`);
+  return body;
 }
 
 /** The field `name` as a string. Only own properties count, so `__proto__` tricks read nothing. */

@@ -1,6 +1,7 @@
 // What /metrics reports: request counts and durations, what became of logins, joins and
 // hasJoined checks, and the process's health, in Prometheus' text exposition format (0.0.4),
 // under the names the usual Node dashboards know.
+import type { Area } from '../http/app.ts';
 
 /** One answered request, as the HTTP layer saw it. */
 export interface RequestRecord {
@@ -93,6 +94,22 @@ export function createMetrics(gauges: Gauges) {
       text += header('process_start_time_seconds', 'gauge', 'Start time of the process since the epoch, in seconds.') + `process_start_time_seconds ${Math.round(performance.timeOrigin) / 1000}\n`;
       text += header('nodejs_eventloop_lag_seconds', 'gauge', 'Lag of the event loop in seconds, measured at this scrape.') + `nodejs_eventloop_lag_seconds ${micros(lag)}\n`;
       return text;
+    },
+  };
+}
+
+/** GET {base}/metrics as an area of the app, behind the API key as the rest: Prometheus' text format. */
+export function metricsArea(render: () => Promise<string>): Area {
+  return {
+    prefix: '/metrics/',
+    routes: {
+      '/metrics': {
+        GET: async (_req, res) => {
+          const text = await render();
+          res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+          res.end(text);
+        },
+      },
     },
   };
 }

@@ -1,8 +1,7 @@
 // Managing players: the rules the CLI and the admin API both go through.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../crypto/password.ts';
-import { checkImageData, PngError, readPng, type Png } from '../textures/png.ts';
-import { textureSizeProblem, uploadSizeProblem, type TextureKind } from '../textures/rules.ts';
+import { readTexture, type TextureKind } from '../textures/rules.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { MAX_LOCK_REASON_CHARS } from '../limits.ts';
 import { offlineUuid, parseUuid } from '../uuid.ts';
@@ -107,30 +106,13 @@ export interface HostedUpload {
  * image chunks only and addressed by the SHA-256 of what is kept.
  */
 export async function setHostedTexture(ctx: Context, who: string, upload: HostedUpload): Promise<User> {
-  const tooBig = uploadSizeProblem(upload.bytes.length);
-  if (tooBig) throw invalid(tooBig);
-  let png: Png;
-  try {
-    png = readPng(upload.bytes);
-  } catch (err) {
-    if (err instanceof PngError) throw invalid(`${upload.kind}: ${err.message}`);
-    throw err;
-  }
-  const wrongSize = textureSizeProblem(upload.kind, png.width, png.height, upload.hd ?? ctx.options.hdTextures);
-  if (wrongSize) throw invalid(wrongSize);
-  // Only now: the size check bounds what inflating the image data may allocate.
-  try {
-    checkImageData(png);
-  } catch (err) {
-    if (err instanceof PngError) throw invalid(`${upload.kind}: ${err.message}`);
-    throw err;
-  }
+  const texture = readTexture(upload.kind, upload.bytes, upload.hd ?? ctx.options.hdTextures);
+  if ('problem' in texture) throw invalid(texture.problem);
   const user = await findUser(ctx, who);
-  const hash = createHash('sha256').update(png.bytes).digest('hex');
-  const change: TextureChange = { upload: { hash, png: png.bytes } };
-  if (upload.kind === 'cape') change.capeHash = hash;
+  const change: TextureChange = { upload: texture };
+  if (upload.kind === 'cape') change.capeHash = texture.hash;
   else {
-    change.skinHash = hash;
+    change.skinHash = texture.hash;
     change.isAlex = upload.isAlex ?? (user.skinUrl === null && user.skinHash === null ? false : user.isAlex);
   }
   await ctx.store.setTextures(user.id, change);

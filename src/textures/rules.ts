@@ -1,5 +1,7 @@
 // What the game accepts as a skin or a cape, and how big an upload may be.
+import { createHash } from 'node:crypto';
 import { MAX_HD_SCALE, MAX_TEXTURE_BYTES } from '../limits.ts';
+import { checkImageData, PngError, readPng } from './png.ts';
 
 export type TextureKind = 'skin' | 'cape';
 
@@ -19,4 +21,24 @@ export function textureSizeProblem(kind: TextureKind, width: number, height: num
 
 export function uploadSizeProblem(bytes: number): string | undefined {
   return bytes > MAX_TEXTURE_BYTES ? `a texture must be at most ${MAX_TEXTURE_BYTES} bytes, got ${bytes}` : undefined;
+}
+
+/**
+ * What to keep of an upload (its image chunks only) and the SHA-256 that names it, or what is
+ * wrong with it: a real PNG of the game's sizes whose image data decodes.
+ */
+export function readTexture(kind: TextureKind, bytes: Buffer, hd: boolean): { hash: string; png: Buffer } | { problem: string } {
+  const tooBig = uploadSizeProblem(bytes.length);
+  if (tooBig) return { problem: tooBig };
+  try {
+    const png = readPng(bytes);
+    const wrongSize = textureSizeProblem(kind, png.width, png.height, hd);
+    if (wrongSize) return { problem: wrongSize };
+    // Only now: the size check bounds what inflating the image data may allocate.
+    checkImageData(png);
+    return { hash: createHash('sha256').update(png.bytes).digest('hex'), png: png.bytes };
+  } catch (err) {
+    if (err instanceof PngError) return { problem: `${kind}: ${err.message}` };
+    throw err;
+  }
 }

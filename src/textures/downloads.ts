@@ -1,9 +1,10 @@
 // GET/HEAD {base}/textures/{sha256}: hosted skins and capes, open to every game client and
 // cached for good (a hash names one image forever).
 import type { IncomingMessage } from 'node:http';
+import type { Area } from '../http/app.ts';
+import { HttpError } from '../http/envelope.ts';
+import type { Handler } from '../http/router.ts';
 import type { Service } from '../service/service.ts';
-import { HttpError } from './envelope.ts';
-import type { Handler, Routes } from './router.ts';
 
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -17,7 +18,8 @@ function notModified(req: IncomingMessage, etag: string): boolean {
   });
 }
 
-export function textureRoutes(service: Service): Routes {
+/** The downloads as an area of the app: `/textures/`, open to all, since game clients cannot send the API key. */
+export function textureArea(service: Service): Area {
   const serve: Handler = async (req, res, { hash }) => {
     const png = HASH.test(hash!) ? await service.findTexture(hash!) : undefined;
     if (!png) throw new HttpError(404, 'Unknown texture');
@@ -30,5 +32,5 @@ export function textureRoutes(service: Service): Routes {
     res.writeHead(200, { ...headers, 'content-type': 'image/png', 'content-length': png.length });
     res.end(req.method === 'HEAD' ? undefined : png);
   };
-  return { '/textures/:hash': { GET: serve, HEAD: serve } };
+  return { prefix: '/textures/', routes: { '/textures/:hash': { GET: serve, HEAD: serve } }, admit: () => {} };
 }

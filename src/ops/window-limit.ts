@@ -1,0 +1,32 @@
+// Limits of calls a key (a client address, or one key for all) in fixed windows of time, kept in
+// memory: each process counts its own calls, which is what a flood costs it. --address-login-limit
+// counts logins an address a minute; the account page counts registrations an hour.
+import { MAX_TRACKED_ADDRESSES } from '../limits.ts';
+
+export interface WindowLimit {
+  /** Counts a call of `key` at `now` and gives 0; over the limit, counts nothing and gives the seconds until its window ends. */
+  take: (key: string, now: number) => number;
+  /** Takes back a counted call of `key` (one that turned out not to count). */
+  giveBack: (key: string) => void;
+}
+
+export function createWindowLimit(limit: number, windowMs: number): WindowLimit {
+  const windows = new Map<string, { start: number; count: number }>();
+  return {
+    take: (key, now) => {
+      let window = windows.get(key);
+      if (!window || now - window.start >= windowMs) {
+        if (windows.size >= MAX_TRACKED_ADDRESSES) for (const [k, w] of windows) if (now - w.start >= windowMs) windows.delete(k);
+        window = { start: now, count: 0 };
+        windows.set(key, window);
+      }
+      if (window.count >= limit) return Math.ceil((window.start + windowMs - now) / 1000);
+      window.count++;
+      return 0;
+    },
+    giveBack: (key) => {
+      const window = windows.get(key);
+      if (window && window.count > 0) window.count--;
+    },
+  };
+}
