@@ -1,5 +1,5 @@
 // The in-memory store (`--db :memory:`): for tests and trials; everything is gone on exit.
-import type { CreateResult, Store, TextureChange, User } from './store.ts';
+import type { CreateResult, Invite, Store, TextureChange, User } from './store.ts';
 
 interface Token {
   userId: string;
@@ -14,6 +14,8 @@ export function createMemoryStore(): Store {
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
   const failures = new Map<string, { failures: number; lastAt: number }>(); // by lower-case name
   const textures = new Map<string, Buffer>(); // by hash
+  const invites = new Map<string, Invite>(); // by digest
+  const resets = new Map<string, { digest: string; expiresAt: number }>(); // by user id
   let seq = 0;
   const dropUnworn = (hashes: (string | null)[]): void => {
     for (const hash of hashes) {
@@ -29,8 +31,8 @@ export function createMemoryStore(): Store {
   const dropTokens = (keep: (digest: string, t: Token) => boolean): void => {
     for (const [digest, t] of tokens) if (!keep(digest, t)) tokens.delete(digest);
   };
-  const endSessions = (id: string): void => {
-    dropTokens((_, t) => t.userId !== id);
+  const endSessions = (id: string, keep?: string): void => {
+    dropTokens((digest, t) => t.userId !== id || digest === keep);
     joins.delete(id);
   };
 
@@ -62,9 +64,12 @@ export function createMemoryStore(): Store {
       }
       return [...found.values()];
     },
-    async createUser(user): Promise<CreateResult> {
+    async createUser(user, invite): Promise<CreateResult> {
       if (idByName.has(user.name.toLowerCase())) return 'name_taken';
+      const used = invite && invites.get(invite.digest);
+      if (invite && !(used && used.usesLeft > 0 && used.expiresAt > invite.now)) return 'invite_invalid';
       if (users.has(user.id)) return 'id_taken';
+      if (used) used.usesLeft--;
       users.set(user.id, { ...user, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, lastLoginAt: null, lockedAt: null, lockReason: null });
       idByName.set(user.name.toLowerCase(), user.id);
       return 'created';
@@ -79,11 +84,13 @@ export function createMemoryStore(): Store {
       u.name = name;
       return 'renamed';
     },
-    async setPasswordHash(id, hash, end) {
+    async setPasswordHash(id, hash, end, keep) {
       const u = users.get(id);
       if (!u) return;
       u.passwordHash = hash;
-      if (end) endSessions(id);
+      if (!end) return;
+      endSessions(id, keep);
+      resets.delete(id);
     },
     async setLock(id, lock) {
       const u = users.get(id);
@@ -116,8 +123,8 @@ export function createMemoryStore(): Store {
       users.delete(id);
       dropUnworn([u.skinHash, u.capeHash]);
       idByName.delete(u.name.toLowerCase());
-      joins.delete(id);
-      dropTokens((_, t) => t.userId !== id);
+      resets.delete(id);
+      endSessions(id);
       return true;
     },
     async recordLogin(userId, digest, now, expiresAt, maxLive) {
@@ -143,6 +150,38 @@ export function createMemoryStore(): Store {
       const u = byName(name);
       const j = u && joins.get(u.id);
       return j && j.serverId === serverId && j.at > since ? copy(u) : undefined;
+    },
+    async findUserByToken(digest, now) {
+      const t = tokens.get(digest);
+      return t && t.expiresAt > now ? copy(users.get(t.userId)) : undefined;
+    },
+    async createInvite(invite) {
+      for (const [d, i] of invites) if (i.usesLeft <= 0 || i.expiresAt <= invite.createdAt) invites.delete(d);
+      invites.set(invite.digest, { ...invite });
+    },
+    async listInvites(now) {
+      return [...invites.values()]
+        .filter((i) => i.usesLeft > 0 && i.expiresAt > now)
+        .sort((a, b) => a.expiresAt - b.expiresAt || (a.digest < b.digest ? -1 : 1))
+        .map((i) => ({ ...i }));
+    },
+    async deleteInvites(prefix) {
+      const gone = [...invites.keys()].filter((d) => d.startsWith(prefix));
+      for (const d of gone) invites.delete(d);
+      return gone.length;
+    },
+    async setResetCode(userId, digest, expiresAt) {
+      if (!users.has(userId)) return false;
+      resets.set(userId, { digest, expiresAt });
+      return true;
+    },
+    async useResetCode(digest, now, hash) {
+      const [id] = [...resets].find(([, r]) => r.digest === digest && r.expiresAt > now) ?? [];
+      if (id === undefined) return undefined;
+      resets.delete(id);
+      users.get(id)!.passwordHash = hash;
+      endSessions(id);
+      return id;
     },
     async beginLoginAttempt(name, now, forgetBefore, throttledUntil) {
       const key = name.toLowerCase();

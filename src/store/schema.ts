@@ -45,6 +45,18 @@ export const MIGRATIONS: string[] = [
   `ALTER TABLE users ADD COLUMN last_login_at INTEGER;
    ALTER TABLE users ADD COLUMN locked_at INTEGER;
    ALTER TABLE users ADD COLUMN lock_reason TEXT;`,
+  // Players on their own (the account page): invites to register, and password-reset codes.
+  `CREATE TABLE invites (
+     digest TEXT PRIMARY KEY, -- SHA-256 of the code; the code itself is never stored
+     uses_left INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE TABLE reset_codes (
+     user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE, -- one a player: a new code voids the old
+     digest TEXT NOT NULL UNIQUE, -- SHA-256 of the code
+     expires_at INTEGER NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

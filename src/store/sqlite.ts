@@ -2,7 +2,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { BUSY_TIMEOUT_MS } from '../limits.ts';
 import { migrate } from './schema.ts';
-import type { CreateResult, Store, User } from './store.ts';
+import type { CreateResult, Invite, Store, User } from './store.ts';
 
 interface UserRow {
   id: string;
@@ -108,7 +108,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     texture: sql('SELECT png FROM textures WHERE hash = ?'),
     countTextures: sql('SELECT count(*) AS n FROM textures'),
     deleteUser: sql('DELETE FROM users WHERE id = ?'),
-    deleteTokens: sql('DELETE FROM tokens WHERE user_id = ?'),
+    deleteTokens: sql('DELETE FROM tokens WHERE user_id = ?1 AND digest IS NOT ?2'),
     insertToken: sql('INSERT INTO tokens (digest, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?)'),
     pruneTokens: sql(
       `DELETE FROM tokens WHERE user_id = ?1 AND (expires_at <= ?2 OR rowid NOT IN (
@@ -129,11 +129,21 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       `SELECT ${USER_COLUMNS} FROM users JOIN joins ON joins.user_id = users.id
        WHERE users.name_key = ? AND joins.server_id = ? AND joins.joined_at > ?`,
     ),
+    byToken: sql(`SELECT ${USER_COLUMNS} FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.digest = ? AND tokens.expires_at > ?`),
+    liveInvite: sql('SELECT 1 FROM invites WHERE digest = ? AND uses_left > 0 AND expires_at > ?'),
+    useInvite: sql('UPDATE invites SET uses_left = uses_left - 1 WHERE digest = ?'),
+    insertInvite: sql('INSERT INTO invites (digest, uses_left, created_at, expires_at) VALUES (?, ?, ?, ?)'),
+    pruneInvites: sql('DELETE FROM invites WHERE uses_left <= 0 OR expires_at <= ?'),
+    invites: sql('SELECT digest, uses_left AS usesLeft, created_at AS createdAt, expires_at AS expiresAt FROM invites WHERE uses_left > 0 AND expires_at > ? ORDER BY expires_at, digest'),
+    deleteInvites: sql('DELETE FROM invites WHERE substr(digest, 1, length(?1)) = ?1'),
+    setReset: sql('INSERT OR REPLACE INTO reset_codes (user_id, digest, expires_at) SELECT id, ?2, ?3 FROM users WHERE id = ?1'),
+    useReset: sql('DELETE FROM reset_codes WHERE digest = ? AND expires_at > ? RETURNING user_id'),
+    dropReset: sql('DELETE FROM reset_codes WHERE user_id = ?'),
   };
 
-  /** Inside a transaction: tokens and the join go together, so no hasJoined succeeds after a revocation. */
-  const endSessions = (id: string): void => {
-    q.deleteTokens.run(id);
+  /** Inside a transaction: tokens (but `keep`) and the join go together, so no hasJoined succeeds after a revocation. */
+  const endSessions = (id: string, keep: string | null = null): void => {
+    q.deleteTokens.run(id, keep);
     q.deleteJoin.run(id);
   };
 
@@ -156,13 +166,16 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     async findUsersByNames(names) {
       return q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase()))).map((row) => toUser(row)!);
     },
-    async createUser(user): Promise<CreateResult> {
+    async createUser(user, invite): Promise<CreateResult> {
       const key = user.name.toLowerCase();
       return transaction(db, () => {
         if (q.idByName.get(key)) return 'name_taken';
+        if (invite && !q.liveInvite.get(invite.digest, invite.now)) return 'invite_invalid';
         // A new player wears nothing: textures are set afterwards, through setTextures.
         const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.isAlex ? 1 : 0, user.createdAt);
-        return changes === 1 ? 'created' : 'id_taken';
+        if (changes !== 1) return 'id_taken';
+        if (invite) q.useInvite.run(invite.digest);
+        return 'created';
       });
     },
     async renameUser(id, name) {
@@ -173,10 +186,12 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         return q.rename.run(name, key, id).changes === 1 ? 'renamed' : 'not_found';
       });
     },
-    async setPasswordHash(id, hash, end) {
+    async setPasswordHash(id, hash, end, keep) {
       transaction(db, () => {
         q.setHash.run(hash, id);
-        if (end) endSessions(id);
+        if (!end) return;
+        endSessions(id, keep);
+        q.dropReset.run(id);
       });
     },
     async setLock(id, lock) {
@@ -229,6 +244,33 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     },
     async findJoin(name, serverId, since) {
       return toUser(q.findJoin.get(name.toLowerCase(), serverId, since));
+    },
+    async findUserByToken(digest, now) {
+      return toUser(q.byToken.get(digest, now));
+    },
+    async createInvite(invite) {
+      transaction(db, () => {
+        q.pruneInvites.run(invite.createdAt);
+        q.insertInvite.run(invite.digest, invite.usesLeft, invite.createdAt, invite.expiresAt);
+      });
+    },
+    async listInvites(now) {
+      return q.invites.all(now).map((row) => ({ ...row }) as unknown as Invite);
+    },
+    async deleteInvites(prefix) {
+      return Number(q.deleteInvites.run(prefix).changes);
+    },
+    async setResetCode(userId, digest, expiresAt) {
+      return q.setReset.run(userId, digest, expiresAt).changes === 1;
+    },
+    async useResetCode(digest, now, hash) {
+      return transaction(db, () => {
+        const row = q.useReset.get(digest, now) as { user_id: string } | undefined;
+        if (!row) return undefined;
+        q.setHash.run(hash, row.user_id);
+        endSessions(row.user_id);
+        return row.user_id;
+      });
     },
     async beginLoginAttempt(name, now, forgetBefore, throttledUntil) {
       const key = name.toLowerCase();

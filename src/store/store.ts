@@ -35,13 +35,22 @@ export type TextureChange = Partial<Pick<User, 'skinUrl' | 'skinHash' | 'capeUrl
   upload?: { hash: string; png: Buffer };
 };
 
-export type CreateResult = 'created' | 'name_taken' | 'id_taken';
+export type CreateResult = 'created' | 'name_taken' | 'id_taken' | 'invite_invalid';
 export type RenameResult = 'renamed' | 'name_taken' | 'not_found';
 
 /** Failed logins of one name: how many in a row, and when the last was. */
 export interface LoginFailures {
   failures: number;
   lastAt: number;
+}
+
+/** An invitation to register, kept only as the SHA-256 digest (lower-case hex) of its code. */
+export interface Invite {
+  digest: string;
+  /** Registrations it may still make. */
+  usesLeft: number;
+  createdAt: number;
+  expiresAt: number;
 }
 
 export interface Store {
@@ -53,12 +62,19 @@ export interface Store {
   findUserById(id: string): Promise<User | undefined>;
   /** Case-insensitive; users in no particular order, each once. */
   findUsersByNames(names: string[]): Promise<User[]>;
-  /** Stores a new player; lastLoginAt and the lock start empty, textures are set afterwards. */
-  createUser(user: User): Promise<CreateResult>;
+  /**
+   * Stores a new player; lastLoginAt and the lock start empty, textures are set afterwards.
+   * With `invite`, takes one use of that invite, live at `now`, in the same transaction; without
+   * one left, creates nothing ('invite_invalid'), so one use cannot make two players.
+   */
+  createUser(user: User, invite?: { digest: string; now: number }): Promise<CreateResult>;
   /** Gives the player another name (unique in any case); id, textures, tokens and join stay. */
   renameUser(id: string, name: string): Promise<RenameResult>;
-  /** Replaces the hash; with `endSessions`, also ends every session (tokens and join) of the user, atomically. */
-  setPasswordHash(id: string, hash: string, endSessions: boolean): Promise<void>;
+  /**
+   * Replaces the hash; with `endSessions`, also ends every session (tokens and join) of the user
+   * but the token `keepToken` (a digest), and voids its reset code, atomically.
+   */
+  setPasswordHash(id: string, hash: string, endSessions: boolean, keepToken?: string): Promise<void>;
   /** Locks (ending every session, atomically) or, with null, unlocks the user. False when there is none. */
   setLock(id: string, lock: { at: number; reason: string | null } | null): Promise<boolean>;
   /** Applies the change; a hosted texture no player uses any more is deleted in the same transaction. */
@@ -85,6 +101,22 @@ export interface Store {
   recordJoin(digest: string, userId: string, serverId: string, now: number): Promise<boolean>;
   /** The user named `name` (any case) whose latest join is to `serverId` and later than `since`. */
   findJoin(name: string, serverId: string, since: number): Promise<User | undefined>;
+  /** The user whose token `digest` expires after `now`. */
+  findUserByToken(digest: string, now: number): Promise<User | undefined>;
+
+  /** Stores an invite; drops the ones used up or expired by its `createdAt`. */
+  createInvite(invite: Invite): Promise<void>;
+  /** Invites with uses left that expire after `now`, the soonest first. */
+  listInvites(now: number): Promise<Invite[]>;
+  /** Deletes the invites whose digest starts with `prefix` (not empty); how many there were. */
+  deleteInvites(prefix: string): Promise<number>;
+  /** Gives the user a reset code (its digest), replacing any earlier one: one live code a player. False when there is no such user. */
+  setResetCode(userId: string, digest: string, expiresAt: number): Promise<boolean>;
+  /**
+   * With the reset code `digest`, live at `now`: voids it, sets the hash and ends every session
+   * of its user, atomically, and returns the user's id; undefined, and nothing written, without one.
+   */
+  useResetCode(digest: string, now: number, hash: string): Promise<string | undefined>;
 
   /**
    * One atomic step for a login attempt of `name` (any case). Reads its failures (none: 0 and

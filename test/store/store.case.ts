@@ -1,7 +1,7 @@
 // The store's contract: every implementation runs this same suite (memory.test.ts, sqlite.test.ts).
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { LoginFailures, Store, User } from '../../src/store/store.ts';
+import type { Invite, LoginFailures, Store, User } from '../../src/store/store.ts';
 
 export function user(name: string, id: string, extra: Partial<User> = {}): User {
   return {
@@ -23,6 +23,9 @@ export function user(name: string, id: string, extra: Partial<User> = {}): User 
 
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
+const C = '00000000-0000-4000-8000-00000000000c';
+
+const invite = (digest: string, usesLeft: number, createdAt: number, expiresAt: number): Invite => ({ digest, usesLeft, createdAt, expiresAt });
 
 export function storeCases(label: string, open: () => Promise<Store>): void {
   describe(`store contract: ${label}`, () => {
@@ -230,6 +233,101 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.renameUser(A, 'alicia'), 'renamed', 'a change of case only');
       assert.equal((await store.findUserById(A))?.name, 'alicia');
       assert.equal(await store.renameUser('00000000-0000-4000-8000-0000000000ff', 'Nobody'), 'not_found');
+    });
+    test('an invite: each creation takes one use while it lives; none left, expired or unknown creates nothing', async () => {
+      await store.createInvite(invite('i2', 2, 0, 1000));
+      assert.equal(await store.createUser(user('Alice', A), { digest: 'i2', now: 10 }), 'created');
+      assert.deepEqual(await store.listInvites(10), [invite('i2', 1, 0, 1000)]);
+      assert.equal(await store.createUser(user('ALICE', B), { digest: 'i2', now: 10 }), 'name_taken', 'a taken name takes no use');
+      assert.equal(await store.createUser(user('Bob', A), { digest: 'i2', now: 10 }), 'id_taken', 'a taken id takes no use');
+      assert.equal(await store.createUser(user('Bob', B), { digest: 'nope', now: 10 }), 'invite_invalid');
+      assert.equal(await store.createUser(user('Bob', B), { digest: 'i2', now: 1000 }), 'invite_invalid', 'expired at expiresAt');
+      assert.equal(await store.findUserByName('bob'), undefined);
+      assert.equal(await store.createUser(user('Bob', B), { digest: 'i2', now: 999 }), 'created');
+      assert.equal(await store.createUser(user('Carol', C), { digest: 'i2', now: 999 }), 'invite_invalid', 'used up');
+      assert.deepEqual(await store.listInvites(0), [], 'a used-up invite is not listed');
+      assert.equal(await store.countUsers(), 2);
+    });
+
+    test('two creations with an invite of one use at once: exactly one is created', async () => {
+      await store.createInvite(invite('once', 1, 0, 1000));
+      const results = await Promise.all([store.createUser(user('Alice', A), { digest: 'once', now: 1 }), store.createUser(user('Bob', B), { digest: 'once', now: 1 })]);
+      assert.deepEqual(results.sort(), ['created', 'invite_invalid']);
+      assert.equal(await store.countUsers(), 1);
+    });
+
+    test('invites are listed live, soonest expiry first; old ones dropped; deleted by digest prefix', async () => {
+      await store.createInvite(invite('aa11', 1, 0, 500));
+      await store.createInvite(invite('bb22', 3, 0, 300));
+      await store.createInvite(invite('cc33', 1, 0, 900));
+      assert.deepEqual((await store.listInvites(100)).map((i) => i.digest), ['bb22', 'aa11', 'cc33']);
+      assert.deepEqual((await store.listInvites(300)).map((i) => i.digest), ['aa11', 'cc33'], 'expired at expiresAt');
+      // A new invite drops those expired by its creation.
+      await store.createInvite(invite('dd44', 1, 600, 2000));
+      assert.equal(await store.deleteInvites('aa11'), 0, 'expired and dropped already');
+      assert.equal(await store.deleteInvites('cc'), 1);
+      assert.equal(await store.deleteInvites('cc33'), 0);
+      assert.deepEqual(await store.listInvites(600), [invite('dd44', 1, 600, 2000)]);
+    });
+
+    test('a live token finds its user; an expired, unknown or ended one none', async () => {
+      await store.createUser(user('Alice', A));
+      await store.recordLogin(A, 'd1', 100, 1000, 16);
+      assert.deepEqual(await store.findUserByToken('d1', 999), user('Alice', A, { lastLoginAt: 100 }));
+      assert.equal(await store.findUserByToken('d1', 1000), undefined, 'expired at expiresAt');
+      assert.equal(await store.findUserByToken('d2', 500), undefined);
+      await store.endSessions(A);
+      assert.equal(await store.findUserByToken('d1', 500), undefined);
+    });
+
+    test('a new password can end every session but one token; the join ends too', async () => {
+      await store.createUser(user('Alice', A));
+      await store.createUser(user('Bob', B));
+      for (const d of ['keep', 'other']) await store.recordLogin(A, d, 0, 1e12, 16);
+      await store.recordLogin(B, 'bob', 0, 1e12, 16);
+      assert.equal(await store.recordJoin('other', A, 's', 10), true);
+      await store.setPasswordHash(A, 'new', true, 'keep');
+      assert.equal(await store.findJoin('alice', 's', 0), undefined, 'the join is gone');
+      assert.equal(await store.recordJoin('other', A, 's', 20), false);
+      assert.equal(await store.recordJoin('keep', A, 's', 20), true, 'the kept token still works');
+      assert.equal(await store.recordJoin('bob', B, 's', 20), true, "another player's token is untouched");
+      await store.setPasswordHash(A, 'newer', true, 'bob');
+      assert.equal(await store.recordJoin('keep', A, 's', 30), false, "keeping another player's token keeps none of this one's");
+      assert.equal(await store.recordJoin('bob', B, 's', 30), true);
+    });
+
+    test('a reset code sets the password and ends every session once, while it lives; a new one voids the old', async () => {
+      await store.createUser(user('Alice', A));
+      await store.createUser(user('Bob', B));
+      assert.equal(await store.setResetCode(A, 'r1', 1000), true);
+      assert.equal(await store.setResetCode(A, 'r2', 1000), true);
+      assert.equal(await store.useResetCode('r1', 10, 'h1'), undefined, 'voided by the newer code');
+      await store.recordLogin(A, 'd', 0, 1e12, 16);
+      await store.recordJoin('d', A, 's', 5);
+      assert.equal(await store.useResetCode('r2', 1000, 'h2'), undefined, 'expired at expiresAt');
+      assert.equal((await store.findUserById(A))?.passwordHash, user('Alice', A).passwordHash, 'a refused code writes nothing');
+      assert.equal(await store.useResetCode('r2', 999, 'h2'), A);
+      assert.equal((await store.findUserById(A))?.passwordHash, 'h2');
+      assert.equal(await store.findJoin('alice', 's', 0), undefined);
+      assert.equal(await store.recordJoin('d', A, 's', 1000), false, 'every token ended');
+      assert.equal(await store.useResetCode('r2', 999, 'h3'), undefined, 'used once');
+      assert.equal(await store.setResetCode(C, 'r3', 1000), false, 'no such user');
+      assert.equal(await store.useResetCode('r3', 0, 'h'), undefined);
+    });
+
+    test('a password change that ends sessions, or a removal, voids the reset code', async () => {
+      await store.createUser(user('Alice', A));
+      await store.setResetCode(A, 'r1', 1000);
+      await store.setPasswordHash(A, 'rehashed', false);
+      assert.equal(await store.useResetCode('r1', 0, 'reset'), A, 'a new hash of the same password (a rehash at login) keeps it');
+      await store.setResetCode(A, 'r2', 1000);
+      await store.setPasswordHash(A, 'changed', true);
+      assert.equal(await store.useResetCode('r2', 0, 'h'), undefined);
+      assert.equal((await store.findUserById(A))?.passwordHash, 'changed');
+      await store.setResetCode(A, 'r3', 1000);
+      await store.deleteUser(A);
+      await store.createUser(user('Alice', A));
+      assert.equal(await store.useResetCode('r3', 0, 'h'), undefined, 'gone with the player');
     });
   });
 }
