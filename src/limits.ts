@@ -112,3 +112,22 @@ export const MAX_LOGGED_PLAYER_CHARS = 64;
 export const ADDRESS_LOGIN_WINDOW_MS = 60 * 1000;
 /** Addresses a limit per client address remembers at most; when full, those whose window has ended are dropped. */
 export const MAX_TRACKED_ADDRESSES = 100_000;
+
+/** An invite registers one player unless told otherwise. */
+export const DEFAULT_INVITE_USES = 1;
+/** Most registrations one invite may make: a typo cannot open sign-up to everyone. */
+export const MAX_INVITE_USES = 10_000;
+/** An invite lives a week unless told otherwise: time to pass it on, and a forgotten one closes itself. */
+export const DEFAULT_INVITE_TTL_SECONDS = 7 * 24 * 60 * 60;
+/** An invite's id (invite list, revoke): the first hex digits of its digest; 48 bits tell any number an admin keeps apart. */
+export const INVITE_ID_CHARS = 12;
+/** A reset link lives an hour by default (--reset-ttl): a one-time link should be short-lived (OWASP's Forgot Password advice). */
+export const DEFAULT_RESET_TTL_SECONDS = 60 * 60;
+/** Longest --reset-ttl: a week; a link that lives longer is a second password. */
+export const MAX_RESET_TTL_SECONDS = 7 * 24 * 60 * 60;
+/** Registrations one client address may make an hour (--registrations-per-address): a household, not a script. */
+export const DEFAULT_REGISTRATIONS_PER_ADDRESS = 5;
+/** Registrations an hour from all addresses (--registrations-per-hour): a flood of new players stops here whatever its addresses. */
+export const DEFAULT_REGISTRATIONS_PER_HOUR = 60;
+/** The window both registration limits count in. */
+export const REGISTRATION_WINDOW_MS = 60 * 60 * 1000;

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
 import { answerClientError, createApp, type Area } from './http/app.ts';
 import { adminArea } from './admin/routes.ts';
+import { accountArea } from './account/api.ts';
 import { textureArea } from './textures/downloads.ts';
 import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
@@ -113,12 +114,27 @@ export interface StartOptions {
 }
 
 /** The route groups the settings switch on, beside the five endpoints and health. */
-function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined): Area[] {
+function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: ((address: string, now: number) => number) | undefined): Area[] {
   const hostsTextures = config.publicUrl !== '';
+  const basePath = normalizeBasePath(config.basePath);
+  const { trustProxy, registrationsPerAddress, registrationsPerHour } = config;
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
-    ...(config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, hostsTextures })]),
+    ...(config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, hostsTextures, publicUrl: config.publicUrl, basePath })]),
+    ...(config.accountPage
+      ? [
+          accountArea(service, {
+            settings: { registration: config.registration, minPasswordLength: config.minPasswordLength, basePath },
+            offlineUuids: config.registrationUuid === 'offline',
+            registrationsPerAddress,
+            registrationsPerHour,
+            trustProxy,
+            loginLimit,
+            hostsTextures,
+          }),
+        ]
+      : []),
   ];
 }
 
@@ -128,6 +144,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   const basePath = normalizeBasePath(config.basePath);
   const metrics = config.metrics ? createMetrics({ hashLoad: service.hashLoad }) : undefined;
   const logRequests = config.logLevel === 'info' || config.logLevel === 'debug';
+  // One count for /auth and the account page's login.
   const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(config.addressLoginLimit, ADDRESS_LOGIN_WINDOW_MS).take : undefined;
   let requestId = 0;
   const app = createApp(service, {
@@ -135,7 +152,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     apiKey: config.apiKey,
     loginLimit,
     trustProxy: config.trustProxy,
-    areas: areas(service, config, metrics?.render),
+    areas: areas(service, config, metrics?.render, loginLimit),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
       metrics || logRequests

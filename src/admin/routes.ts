@@ -1,8 +1,9 @@
 // The admin API (--admin-token): managing players over HTTP for web cabinets and bots. It calls
 // the same service functions as the CLI, so a rule holds in both or in neither.
 import type { IncomingMessage } from 'node:http';
-import { MAX_ADMIN_PAGE } from '../limits.ts';
+import { INVITE_ID_CHARS, MAX_ADMIN_PAGE } from '../limits.ts';
 import type { Service } from '../service/service.ts';
+import type { InviteView } from '../service/invites.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField, type JsonObject } from '../http/fields.ts';
@@ -10,13 +11,19 @@ import { queryOf, type Handler, type Params, type Routes } from '../http/router.
 import { createKeyCheck } from '../http/api-key.ts';
 import type { Area } from '../http/app.ts';
 import { readUpload } from '../textures/upload.ts';
+import { accountLink } from '../account/links.ts';
 
 export interface AdminOptions {
   /** The admin token (--admin-token). */
   token: string;
   /** Hosted textures need a public address to be answered with. */
   hostsTextures: boolean;
+  /** --public-url ('' when unset) and the base path: invite and reset links are made of them. */
+  publicUrl: string;
+  basePath: string;
 }
+
+const INVITE_ID = new RegExp(`^[0-9a-f]{${INVITE_ID_CHARS}}$`);
 
 /** The player named in the path, by name or UUID. */
 function who(params: Params): string {
@@ -27,7 +34,7 @@ function who(params: Params): string {
   }
 }
 
-function optional<T>(body: JsonObject, name: string, type: 'string' | 'boolean', allowNull = false): T | undefined {
+function optional<T>(body: JsonObject, name: string, type: 'string' | 'boolean' | 'number', allowNull = false): T | undefined {
   if (!Object.hasOwn(body, name)) return undefined;
   const value = body[name];
   if (typeof value === type || (allowNull && value === null)) return value as T;
@@ -66,6 +73,8 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
       sendResult(res, view(await work(req, params)));
 
   const upload = (kind: 'skin' | 'cape'): Handler => answer(async (req, params) => service.setHostedTexture(who(params), await readUpload(req, kind, options.hostsTextures)));
+  const invite = (i: InviteView) => ({ id: i.id, usesLeft: i.usesLeft, createdAt: isoTime(i.createdAt), expiresAt: isoTime(i.expiresAt) });
+  const link = (kind: 'invite' | 'reset', code: string): string | null => accountLink(options.publicUrl, options.basePath, kind, code) ?? null;
 
   return {
     '/admin/users': {
@@ -126,6 +135,28 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
     '/admin/users/:who/cape': {
       PUT: upload('cape'),
       DELETE: answer(async (_req, params) => service.setTextures(who(params), { capeUrl: null })),
+    },
+    '/admin/users/:who/reset-link': {
+      // A new link voids the player's earlier one; the code is shown this once.
+      POST: async (_req, res, params) => {
+        const { user, code, expiresAt } = await service.createResetCode(who(params));
+        sendResult(res, { name: user.name, code, link: link('reset', code), expiresAt: isoTime(expiresAt) });
+      },
+    },
+    '/admin/invites': {
+      POST: async (req, res) => {
+        const body = await jsonBody(req, ['uses', 'expiresIn']);
+        const made = await service.createInvite(optional<number>(body, 'uses', 'number'), optional<number>(body, 'expiresIn', 'number'));
+        sendResult(res, { ...invite(made), code: made.code, link: link('invite', made.code) });
+      },
+      GET: async (_req, res) => sendResult(res, { invites: (await service.listInvites()).map(invite) }),
+    },
+    '/admin/invites/:id': {
+      // By its id only: a code in the path would reach the request log.
+      DELETE: async (_req, res, params) => {
+        if (!INVITE_ID.test(params.id!)) throw new HttpError(400, `Give the invite's id (${INVITE_ID_CHARS} hex digits, as the list shows it), not its code`);
+        sendResult(res, { id: await service.revokeInvite(params.id!) });
+      },
     },
   };
 }

@@ -14,7 +14,8 @@ import { BACKUP_HELP, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
 import { DB_OPTIONS, maskSecrets, toServiceOptions, USER_SETTINGS, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
-import { parseUserCommand, USER_HELP } from './user.ts';
+import { parseUserCommand, USER_HELP, type UserCommandLine } from './user.ts';
+import { INVITE_HELP, parseInviteCommand } from './invite.ts';
 import { VERSION } from '../version.ts';
 
 /** Where the program reads and writes: the process's own streams, or a test's. */
@@ -30,6 +31,7 @@ const HELP = `mcauth: an authentication backend for Minecraft launchers (AuroraL
 Usage:
   node server.js [serve] [options]     start the server
   node server.js user COMMAND ...      manage players
+  node server.js invite COMMAND ...    manage invites to sign up on the account page
   node server.js backup FILE           copy the database, also while the server runs
 
 Server options (a flag wins over its environment variable, which wins over the config file):
@@ -45,6 +47,8 @@ ${optionsHelp()}
       prints the version and exits
 
 ${USER_HELP}
+
+${INVITE_HELP}
 
 ${BACKUP_HELP}
 `;
@@ -97,12 +101,13 @@ async function open(db: string, { create, synchronous }: { create: boolean; sync
 }
 
 /**
- * A `user` command, with the service set up as the server would be from the environment and the
- * config file (the password policy, which texture URLs count). Its output names the database it
- * used, by absolute path, so a command run in the wrong folder is noticed.
+ * A `user` or `invite` command, with the service set up as the server would be from the
+ * environment and the config file (the password policy, which texture URLs count, where links
+ * point). Its output names the database it used, by absolute path, so a command run in the
+ * wrong folder is noticed.
  */
-async function runUser(argv: string[], io: Io): Promise<number> {
-  const { line, run, creates } = parseUserCommand(argv);
+async function runUser(argv: string[], io: Io, parse: (argv: string[]) => UserCommandLine = parseUserCommand): Promise<number> {
+  const { line, run, creates } = parse(argv);
   const file = configFile(line.values.config, io);
   const settings = resolveServeConfig({}, io.env, file, USER_SETTINGS);
   const db = resolveDb(line.values.db, io.env, file);
@@ -208,6 +213,7 @@ export async function main(argv: string[], io: Io): Promise<number | undefined> 
       return 0;
     }
     if (argv[0] === 'user') return await runUser(argv.slice(1), io);
+    if (argv[0] === 'invite') return await runUser(argv.slice(1), io, parseInviteCommand);
     if (argv[0] === 'backup') return await runBackup(argv.slice(1), io);
     return await runServer(argv[0] === 'serve' ? argv.slice(1) : argv, io);
   } catch (err) {

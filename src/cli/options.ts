@@ -14,7 +14,11 @@ import {
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
   DEFAULT_MIN_PASSWORD_CHARS,
+  DEFAULT_REGISTRATIONS_PER_ADDRESS,
+  DEFAULT_REGISTRATIONS_PER_HOUR,
+  DEFAULT_RESET_TTL_SECONDS,
   MAX_PASSWORD_BYTES,
+  MAX_RESET_TTL_SECONDS,
   MIN_API_KEY_CHARS,
   MAX_PROFILES_CAP,
   MAX_TTL_SECONDS,
@@ -63,6 +67,16 @@ export interface ServeConfig {
   allowHttpTextures: boolean;
   /** Take the client's address from X-Forwarded-For, as the proxy in front sets it. */
   trustProxy: boolean;
+  /** Serves the account page and its API under {base}/account. */
+  accountPage: boolean;
+  /** Who may create an account on the page: no one, holders of an invite code, anyone. */
+  registration: 'off' | 'invite' | 'open';
+  /** The UUID a player who signs up gets. */
+  registrationUuid: 'random' | 'offline';
+  registrationsPerAddress: number;
+  registrationsPerHour: number;
+  /** How long a password-reset link stays valid, in seconds. */
+  resetTtl: number;
 }
 
 interface OptionSpec {
@@ -203,6 +217,47 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: 'take the client address (logs, limits) from the last X-Forwarded-For entry, as the proxy in front sets it',
     ...flag,
   },
+  { key: 'accountPage', flag: 'account-page', arg: '', fallback: 'false', help: 'serves the account page, GET {base}/account, and its API under {base}/account/ (no API key needed there)', ...flag },
+  {
+    key: 'registration',
+    flag: 'registration',
+    arg: 'off|invite|open',
+    fallback: 'off',
+    help: 'who may create an account on the account page: no one, holders of an invite code (invite create), or anyone',
+    parse: oneOf('off', 'invite', 'open'),
+  },
+  {
+    key: 'registrationUuid',
+    flag: 'registration-uuid',
+    arg: 'random|offline',
+    fallback: 'random',
+    help: 'the UUID a player who signs up gets: a random one, or the one offline-mode servers derive from the name',
+    parse: oneOf('random', 'offline'),
+  },
+  {
+    key: 'registrationsPerAddress',
+    flag: 'registrations-per-address',
+    arg: 'N',
+    fallback: String(DEFAULT_REGISTRATIONS_PER_ADDRESS),
+    help: 'accounts one client address may create an hour on the account page',
+    ...integer(1, 1_000_000),
+  },
+  {
+    key: 'registrationsPerHour',
+    flag: 'registrations-per-hour',
+    arg: 'N',
+    fallback: String(DEFAULT_REGISTRATIONS_PER_HOUR),
+    help: 'accounts all addresses together may create an hour on the account page',
+    ...integer(1, 1_000_000),
+  },
+  {
+    key: 'resetTtl',
+    flag: 'reset-ttl',
+    arg: 'SECONDS',
+    fallback: String(DEFAULT_RESET_TTL_SECONDS),
+    help: 'how long a password-reset link (user reset-link) stays valid',
+    ...integer(1, MAX_RESET_TTL_SECONDS),
+  },
   { key: 'logLevel', flag: 'log-level', arg: LOG_LEVELS.join('|'), fallback: 'info', help: 'info: a line a request; debug: also the settings at start; error: failures only', parse: oneOf(...LOG_LEVELS) },
   { key: 'logFormat', flag: 'log-format', arg: LOG_FORMATS.join('|'), fallback: 'auto', help: 'json: a JSON line an event; pretty: a readable line; auto: pretty on a terminal, else json', parse: oneOf(...LOG_FORMATS) },
   {
@@ -249,8 +304,12 @@ function fromFile(option: OptionSpec, value: unknown, file: ConfigFile): string 
   return String(value);
 }
 
-/** The settings the `user` commands use (the password policy, texture rules, the public URL): the only variables they read, so Deno's --allow-env for them stays short. */
-export const USER_SETTINGS: (keyof ServeConfig)[] = ['minPasswordLength', 'allowHttpTextures', 'hdTextures', 'publicUrl'];
+/**
+ * The settings the `user` and `invite` commands use (the password policy, texture rules, where
+ * links point, how long a reset link lives): the only variables they read, so Deno's
+ * --allow-env for them stays short.
+ */
+export const USER_SETTINGS: (keyof ServeConfig)[] = ['minPasswordLength', 'allowHttpTextures', 'hdTextures', 'publicUrl', 'basePath', 'resetTtl'];
 
 /**
  * Each option from its flag, else its environment variable, else the config file, else its
@@ -327,9 +386,21 @@ export function defaultServiceOptions(): ServiceOptions {
 }
 
 export function toServiceOptions(config: ServeConfig): ServiceOptions {
-  const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue, hdTextures, minPasswordLength, allowHttpTextures } = config;
+  const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue, hdTextures, minPasswordLength, allowHttpTextures, resetTtl } = config;
   const hostedBase = config.publicUrl === '' ? undefined : `${config.publicUrl}${normalizeBasePath(config.basePath)}/textures/`;
-  return { variant, joinTtlSeconds: joinTtl, tokenTtlSeconds: tokenTtl, maxProfiles, hashConcurrency, hashQueue, hostedBase, hdTextures, minPasswordLength, allowHttpTextures };
+  return {
+    variant,
+    joinTtlSeconds: joinTtl,
+    tokenTtlSeconds: tokenTtl,
+    maxProfiles,
+    hashConcurrency,
+    hashQueue,
+    hostedBase,
+    hdTextures,
+    minPasswordLength,
+    allowHttpTextures,
+    resetTtlSeconds: resetTtl,
+  };
 }
 
 export function optionsHelp(): string {

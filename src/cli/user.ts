@@ -6,6 +6,7 @@ import { quote, ServiceError } from '../service/errors.ts';
 import { uploadSizeProblem } from '../textures/rules.ts';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
+import { accountLink } from '../account/links.ts';
 import { readNewPassword, type PasswordInput } from './password-input.ts';
 import { DB_OPTIONS, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
@@ -25,7 +26,10 @@ export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --con
       sets or clears the player's textures and arm model
   user skin NAME FILE.png [--slim | --classic] [--hd-textures]
   user cape NAME FILE.png [--hd-textures]
-      stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{sha256})`;
+      stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{sha256})
+  user reset-link NAME
+      prints a one-time link to the account page that sets a new password (the code alone
+      without a public URL), valid for --reset-ttl; it voids the player's earlier link`;
 
 /** What a command reads and writes besides the service: the password input, warnings, the settings in effect. */
 export interface UserIo {
@@ -126,6 +130,18 @@ const COMMANDS = {
     positionals: ['NAME', 'FILE'],
     run: (service: Service, line: CommandLine, io: UserIo) => upload(service, line, io, 'cape'),
   },
+  'reset-link': {
+    options: DB_OPTIONS,
+    positionals: ['NAME'],
+    async run(service: Service, { positionals: [name] }: CommandLine, { stderr, settings }: UserIo): Promise<string> {
+      const { user, code, expiresAt } = await service.createResetCode(name!);
+      const link = accountLink(settings.publicUrl, settings.basePath, 'reset', code);
+      if (!link) {
+        stderr.write(`mcauth: warning: no public URL in MCAUTH_PUBLIC_URL or a --config file: the link is the account page's address ({--public-url}{base}/account) followed by #reset= and this code\n`);
+      }
+      return `Reset link for ${user.name}, valid once until ${when(expiresAt)}; any earlier one is void:\n${link ?? code}`;
+    },
+  },
 } as const;
 
 async function upload(service: Service, { values, positionals: [name, file] }: CommandLine, { stderr, settings }: UserIo, kind: 'skin' | 'cape'): Promise<string> {
@@ -178,7 +194,7 @@ function textureChange(values: CommandLine['values']): TextureChange {
 }
 
 /** A time as the CLI shows it: UTC, to the second. */
-const when = (ms: number | null): string => (ms === null ? 'never' : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`);
+export const when = (ms: number | null): string => (ms === null ? 'never' : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`);
 
 const skinOf = (user: User): string | undefined =>
   user.skinUrl !== null ? `${user.skinUrl} (${user.isAlex ? 'slim' : 'classic'})` : user.skinHash !== null ? `hosted ${user.skinHash} (${user.isAlex ? 'slim' : 'classic'})` : undefined;

@@ -1,11 +1,17 @@
-// Access tokens: random UUIDs handed to the player, kept only as SHA-256 digests so a copy of
-// the database cannot be used to join as anyone. Tokens are found by digest, so no comparison
-// of the secret itself ever happens.
-import { createHash, randomUUID } from 'node:crypto';
+// Access tokens, invite and reset codes: random secrets handed out, kept only as SHA-256 digests
+// so a copy of the database cannot be used to join, register or take over anyone. They are
+// found by digest, so no comparison of the secret itself ever happens.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 export function issueToken(): { token: string; digest: string } {
   const token = randomUUID();
   return { token, digest: digestToken(token) };
+}
+
+/** 128 random bits in base64url (22 characters): safe in a URL fragment, too many to guess. */
+export function issueCode(): { code: string; digest: string } {
+  const code = randomBytes(16).toString('base64url');
+  return { code, digest: digestToken(code) };
 }
 
 export function digestToken(token: string): string {

@@ -8,6 +8,7 @@ import { offlineUuid, parseUuid } from '../uuid.ts';
 import { isPlayerName, requireNewName, requireNewPassword, requireUrl } from './checks.ts';
 import type { Context } from './context.ts';
 import { busy, invalid, notFound, quote, ServiceError } from './errors.ts';
+import { digestToken } from '../crypto/token.ts';
 
 export interface NewUser {
   name: string;
@@ -16,10 +17,12 @@ export interface NewUser {
   uuid?: string;
   /** Give the UUID an offline-mode server derives from the name. */
   offlineUuid?: boolean;
+  /** An invite code: one of its uses is taken with the creation, or nothing is created. */
+  invite?: string;
 }
 
 /** Hashes in a slot of the hash pool, like a login: 503 at once when the pool and its queue are full. */
-async function hashInPool(ctx: Context, password: string): Promise<string> {
+export async function hashInPool(ctx: Context, password: string): Promise<string> {
   const slot = ctx.pool.reserve();
   if (!slot) throw busy();
   try {
@@ -57,8 +60,10 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   }
   const passwordHash = await hashInPool(ctx, input.password);
   const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
-  const created = await ctx.store.createUser(user);
+  const created = await ctx.store.createUser(user, input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() });
   if (created === 'name_taken') throw nameTaken(input.name);
+  // One message for an unknown, used, expired or revoked code: which it was is no one's business.
+  if (created === 'invite_invalid') throw new ServiceError('forbidden', 'This invite code is not valid');
   if (created === 'id_taken') throw new ServiceError('conflict', `The UUID ${id} belongs to another player`);
   return user;
 }
@@ -157,10 +162,10 @@ export async function renameUser(ctx: Context, who: string, name: string): Promi
 }
 
 /** A player removed by another process between the look-up and the change. */
-const gone = (user: User): ServiceError => notFound(`No player named ${quote(user.name)}`);
+export const gone = (user: User): ServiceError => notFound(`No player named ${quote(user.name)}`);
 
 /** The player as stored after a change; gone meanwhile: not found. */
-async function reread(ctx: Context, user: User): Promise<User> {
+export async function reread(ctx: Context, user: User): Promise<User> {
   const now = await ctx.store.findUserById(user.id);
   if (!now) throw gone(user);
   return now;

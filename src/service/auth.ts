@@ -1,9 +1,12 @@
-// /auth: a player name and password for a new access token.
+// /auth: a player name and password for a new access token; and what a player holding a token
+// may do on their own (the account page): sign up, change the password.
 import { randomUUID } from 'node:crypto';
 import { hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts';
-import { issueToken } from '../crypto/token.ts';
-import { MAX_TOKENS_PER_USER } from '../limits.ts';
-import { requirePasswordSize, requirePlayerName } from './checks.ts';
+import { digestToken, issueToken } from '../crypto/token.ts';
+import { MAX_TOKEN_CHARS, MAX_TOKENS_PER_USER } from '../limits.ts';
+import type { User } from '../store/store.ts';
+import { addUser, reread, type NewUser } from './accounts.ts';
+import { requireNewPassword, requirePasswordSize, requirePlayerName } from './checks.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
@@ -62,15 +65,50 @@ export async function login(ctx: Context, name: string, password: string, { fiel
     if (needsRehash(user.passwordHash)) {
       await ctx.store.setPasswordHash(user.id, await hashPassword(password), false);
     }
-    const { token, digest } = issueToken();
-    const now = ctx.now();
-    if (!(await ctx.store.recordLogin(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER))) {
-      // A lock (or a removal) landed while the password was being checked.
-      const after = await ctx.store.findUserById(user.id);
-      throw after ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
-    }
-    return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
+    return await startSession(ctx, user);
   } finally {
     slot.release();
   }
+}
+
+/** Issues a token to the player; refused when a lock (or a removal) landed meanwhile. */
+async function startSession(ctx: Context, user: User): Promise<AuthResult> {
+  const { token, digest } = issueToken();
+  const now = ctx.now();
+  if (!(await ctx.store.recordLogin(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER))) {
+    const after = await ctx.store.findUserById(user.id);
+    throw after ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
+  }
+  return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
+}
+
+/** Creates the player (by the same rules as addUser) and logs them in. */
+export async function register(ctx: Context, input: NewUser): Promise<AuthResult> {
+  return startSession(ctx, await addUser(ctx, input));
+}
+
+/** The player a live access token belongs to; none for a locked player, whose tokens count for nothing. */
+export async function userByToken(ctx: Context, token: string): Promise<User | undefined> {
+  const user = token.length > MAX_TOKEN_CHARS ? undefined : await ctx.store.findUserByToken(digestToken(token), ctx.now());
+  return user?.lockedAt === null ? user : undefined;
+}
+
+/**
+ * A new password from a player who proves the current one. The proof is a login attempt: it
+ * goes through the throttle and the hash pool, and a wrong one counts as a failed login of the
+ * name. Every other session and the join end; the token `keep` stays.
+ */
+export async function changeOwnPassword(ctx: Context, user: User, keep: string, current: string, password: string): Promise<User> {
+  requirePasswordSize(current, 'current');
+  requireNewPassword(password, ctx.options.minPasswordLength);
+  const slot = await admitLoginAttempt(ctx, user.name);
+  try {
+    await slot.ready;
+    if (!(await verifyPassword(current, user.passwordHash))) throw new ServiceError('unauthorized', 'The current password is wrong');
+    await ctx.store.clearLoginFailures(user.name);
+    await ctx.store.setPasswordHash(user.id, await hashPassword(password), true, digestToken(keep));
+  } finally {
+    slot.release();
+  }
+  return reread(ctx, user);
 }

@@ -27,9 +27,9 @@ function requireWellFormed(field: string, text: string): void {
   if (!text.isWellFormed()) throw invalid(`Field "${field}" is not well-formed Unicode`);
 }
 
-export function requirePasswordSize(password: string): void {
-  requireWellFormed('password', password);
-  if (tooLong(password)) throw invalid(`Field "password" is longer than ${MAX_PASSWORD_BYTES} bytes`);
+export function requirePasswordSize(password: string, field = 'password'): void {
+  requireWellFormed(field, password);
+  if (tooLong(password)) throw invalid(`Field "${field}" is longer than ${MAX_PASSWORD_BYTES} bytes`);
 }
 
 export function requireTokenSize(token: string): void {

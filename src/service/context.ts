@@ -19,6 +19,8 @@ export interface ServiceOptions {
   minPasswordLength: number;
   /** External texture URLs may be plain http://. */
   allowHttpTextures: boolean;
+  /** How long a password-reset code stays valid (--reset-ttl). */
+  resetTtlSeconds: number;
 }
 
 export interface Context {

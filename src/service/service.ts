@@ -1,12 +1,13 @@
 // The service: every operation of the HTTP interface and the CLI, over one store.
-import type { TextureChange } from '../store/store.ts';
 import * as accounts from './accounts.ts';
-import { dummyHash, login, type LoginOptions } from './auth.ts';
+import { changeOwnPassword, dummyHash, login, register, userByToken, type LoginOptions } from './auth.ts';
+import { createInvite, listInvites, revokeInvite } from './invites.ts';
+import { createResetCode, resetPassword } from './resets.ts';
 import type { Context, ServiceOptions } from './context.ts';
 import { profile, profiles } from './lookup.ts';
 import { hasJoined, join } from './session.ts';
 import { textureUrl } from './textures.ts';
-import type { Store } from '../store/store.ts';
+import type { Store, TextureChange, User } from '../store/store.ts';
 import { createHashPool } from '../crypto/hash-pool.ts';
 
 export type Service = ReturnType<typeof createService>;
@@ -34,6 +35,14 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     lockUser: (who: string, reason?: string) => accounts.lockUser(ctx, who, reason),
     unlockUser: (who: string) => accounts.unlockUser(ctx, who),
     renameUser: (who: string, name: string) => accounts.renameUser(ctx, who, name),
+    register: (input: accounts.NewUser) => register(ctx, input),
+    userByToken: (token: string) => userByToken(ctx, token),
+    changeOwnPassword: (user: User, keep: string, current: string, password: string) => changeOwnPassword(ctx, user, keep, current, password),
+    createInvite: (uses?: number, expiresIn?: number) => createInvite(ctx, uses, expiresIn),
+    listInvites: () => listInvites(ctx),
+    revokeInvite: (codeOrId: string) => revokeInvite(ctx, codeOrId),
+    createResetCode: (who: string) => createResetCode(ctx, who),
+    resetPassword: (code: string, password: string) => resetPassword(ctx, code, password),
     findTexture: (hash: string) => store.findTexture(hash),
     countTextures: () => store.countTextures(),
     /** Throws when the store cannot answer a query (for /health). */

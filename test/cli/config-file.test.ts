@@ -60,6 +60,12 @@ const EVERY_KEY: ServeConfig = {
   minPasswordLength: 12,
   allowHttpTextures: true,
   trustProxy: true,
+  accountPage: true,
+  registration: 'invite',
+  registrationUuid: 'offline',
+  registrationsPerAddress: 3,
+  registrationsPerHour: 30,
+  resetTtl: 600,
 };
 
 describe('readConfigFile', () => {

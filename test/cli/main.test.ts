@@ -18,7 +18,7 @@ const DB = join(dir, 'cli.db');
 const said = (stdout: string): string => stdout.replace(/^(Database:|Created a new database at) .*\n/m, '').replace(/ {2}created \S+ \S+ UTC {2}last login (never|\S+ \S+ UTC)/g, '');
 const DB_LINE = `Database: ${DB}\n`;
 
-async function run(argv: string[], stdin = '') {
+async function run(argv: string[], stdin = '', env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
   const sink = (append: (s: string) => void) => new Writable({ write: (chunk, _enc, next) => (append(String(chunk)), next()) });
@@ -26,7 +26,7 @@ async function run(argv: string[], stdin = '') {
     stdin: Readable.from([stdin]),
     stdout: sink((s) => (stdout += s)),
     stderr: sink((s) => (stderr += s)),
-    env: { MCAUTH_DB: DB },
+    env: { MCAUTH_DB: DB, ...env },
   });
   return { code, stdout, stderr };
 }
@@ -64,6 +64,39 @@ test('user skin and user cape store hosted textures from files, and refuse bad o
   assert.equal((await run(['user', 'skin', 'Skinny', '/dev/zero'])).stderr, 'a texture must be at most 1048576 bytes, got 1048577\n');
 });
 
+test('invite create, list and revoke: the code shown once, an id after, the link with a public URL', async () => {
+  const url = { MCAUTH_PUBLIC_URL: 'https://auth.example.org', MCAUTH_BASE_PATH: 'mc' };
+  const made = await run(['invite', 'create', '--uses', '3', '--expires', '60'], '', url);
+  const [, id, code] = /^Invite ([0-9a-f]{12}) for 3 players, valid until \S+ \S+ UTC; its code is shown only now:\nCode: ([\w-]{22})\n/.exec(made.stdout) ?? [];
+  assert.ok(id && code, made.stdout);
+  assert.equal(made.stdout, `${made.stdout.split('\n')[0]}\nCode: ${code}\nLink: https://auth.example.org/mc/account#invite=${code}\n${DB_LINE}`);
+  const plain = await run(['invite', 'create']);
+  assert.match(plain.stdout, /^Invite [0-9a-f]{12} for 1 player, valid until .*\nCode: [\w-]{22}\nDatabase: /, 'no link without a public URL');
+  const list = (await run(['invite', 'list'])).stdout;
+  assert.match(list, new RegExp(`^${id} {2}3 uses left {2}expires \\S+ \\S+ UTC {2}created \\S+ \\S+ UTC\n[0-9a-f]{12} {2}1 use left `), list);
+  assert.equal((await run(['invite', 'revoke', code!])).stdout, `Revoked invite ${id}\n${DB_LINE}`);
+  const other = /Invite ([0-9a-f]{12})/.exec(plain.stdout)![1]!;
+  assert.equal((await run(['invite', 'revoke', other])).stdout, `Revoked invite ${other}\n${DB_LINE}`, 'by its id');
+  assert.equal((await run(['invite', 'list'])).stdout, `No invites that can still be used\n${DB_LINE}`);
+  assert.deepEqual(await run(['invite', 'revoke', other]), { code: 1, stdout: '', stderr: `No invite "${other}"\n` });
+  assert.deepEqual(await run(['invite', 'create', '--uses', '0']), { code: 1, stdout: '', stderr: 'The uses must be a whole number from 1 to 10000\n' });
+  assert.deepEqual(await run(['invite', 'create', '--expires', '0']), { code: 1, stdout: '', stderr: 'The expiry must be a whole number of seconds from 1 to 315360000\n' });
+});
+
+test('user reset-link prints a one-time link (or the code alone, with a warning) valid for --reset-ttl', async () => {
+  await run(['user', 'add', 'Forgetful'], 'open-sesame');
+  const linked = await run(['user', 'reset-link', 'forgetful'], '', { MCAUTH_PUBLIC_URL: 'https://auth.example.org', MCAUTH_RESET_TTL: '120' });
+  const [, until, code] = /^Reset link for Forgetful, valid once until (\S+ \S+) UTC; any earlier one is void:\nhttps:\/\/auth\.example\.org\/account#reset=([\w-]{22})\n/.exec(linked.stdout) ?? [];
+  assert.ok(code, linked.stdout);
+  const minutes = (Date.parse(`${until!.replace(' ', 'T')}Z`) - Date.now()) / 60_000;
+  assert.ok(minutes > 1 && minutes <= 2, `valid for 2 minutes: ${until}`);
+  assert.equal(linked.stderr, '');
+  const bare = await run(['user', 'reset-link', 'Forgetful']);
+  assert.match(bare.stdout, /^Reset link for Forgetful, valid once until .*; any earlier one is void:\n[\w-]{22}\nDatabase: /);
+  assert.match(bare.stderr, /^mcauth: warning: no public URL in MCAUTH_PUBLIC_URL or a --config file: the link is the account page's address/);
+  assert.deepEqual(await run(['user', 'reset-link', 'Nobody']), { code: 1, stdout: '', stderr: 'No player named "Nobody"\n' });
+});
+
 test('refusals exit 1 with the reason on standard error', async () => {
   await run(['user', 'add', 'Bob'], 'open-sesame');
   await run(['user', 'add', 'Kate'], 'open-sesame'); // "\u212Aate" folds to "kate" with toLowerCase()
@@ -85,7 +118,12 @@ test('refusals exit 1 with the reason on standard error', async () => {
 
 test('malformed command lines exit 2 and point to --help', async () => {
   const cases: [string[], string][] = [
-    [['user'], 'user needs a command: add, passwd, remove, list, show, lock, unlock, rename, set, skin, cape'],
+    [['user'], 'user needs a command: add, passwd, remove, list, show, lock, unlock, rename, set, skin, cape, reset-link'],
+    [['invite'], 'invite needs a command: create, list, revoke'],
+    [['invite', 'frob'], 'unknown invite command "frob"'],
+    [['invite', 'create', '--uses', 'two'], '--uses must be a whole number'],
+    [['invite', 'create', '--expires=-5'], '--expires must be a whole number'],
+    [['invite', 'revoke'], 'expected CODE, got none'],
     [['user', 'frob', 'x'], 'unknown user command "frob"'],
     [['user', 'rename', 'x'], 'expected NAME NEW, got x'],
     [['user', 'add', 'Eve', '--uuid', 'x', '--offline-uuid'], 'give --uuid or --offline-uuid, not both'],
@@ -104,7 +142,7 @@ test('malformed command lines exit 2 and point to --help', async () => {
 test('--help lists the commands and exits 0', async () => {
   const { code, stdout } = await run(['user', 'add', '--help']);
   assert.equal(code, 0);
-  for (const text of ['serve', '--join-ttl SECONDS', 'MCAUTH_TOKEN_TTL', 'user add NAME', 'user set NAME']) assert.ok(stdout.includes(text), text);
+  for (const text of ['serve', '--join-ttl SECONDS', 'MCAUTH_TOKEN_TTL', 'user add NAME', 'user set NAME', 'user reset-link NAME', 'invite create', '--account-page']) assert.ok(stdout.includes(text), text);
 });
 
 test('on a terminal the password is read twice without echo, and must match', async () => {

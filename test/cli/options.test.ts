@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { envName, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTIONS } from '../../src/cli/options.ts';
 import { parseCommandLine, UsageError } from '../../src/cli/usage.ts';
 
-test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, bounded hashing and connections, no key', () => {
+test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, bounded hashing and connections, no key, no account page', () => {
   assert.deepEqual(resolveServeConfig({}, {}), {
     host: '127.0.0.1',
     port: 8080,
@@ -27,8 +27,18 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     adminToken: '',
     metrics: false,
     logLevel: 'info',
+    logFormat: 'auto',
     shutdownTimeout: 10,
     workers: 1,
+    minPasswordLength: 8,
+    allowHttpTextures: false,
+    trustProxy: false,
+    accountPage: false,
+    registration: 'off',
+    registrationUuid: 'random',
+    registrationsPerAddress: 5,
+    registrationsPerHour: 60,
+    resetTtl: 3600,
   });
 });
 

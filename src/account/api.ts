@@ -1,0 +1,164 @@
+// The account page and its JSON API (--account-page): players sign up, sign in, change their
+// password, skin and cape, sign out everywhere, and use a reset link, on their own. Everything
+// goes through the same service functions as /auth, the CLI and the admin API, so every rule
+// holds here too. Players' browsers cannot hold the API key: this area needs none. A signed-in
+// call carries the player's access token as `Authorization: Bearer TOKEN` (never a cookie, so
+// no other site can make a browser send it: no CSRF).
+import type { IncomingMessage } from 'node:http';
+import { tooManyLogins, type Area } from '../http/app.ts';
+import { clientAddress } from '../http/client-address.ts';
+import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
+import { jsonBody, stringField } from '../http/fields.ts';
+import type { Handler } from '../http/router.ts';
+import { REGISTRATION_WINDOW_MS } from '../limits.ts';
+import { createWindowLimit } from '../ops/window-limit.ts';
+import { ServiceError } from '../service/errors.ts';
+import type { Service } from '../service/service.ts';
+import type { User } from '../store/store.ts';
+import { readUpload } from '../textures/upload.ts';
+import { renderPage, type AccountSettings } from './page.ts';
+
+export interface AccountOptions {
+  /** What the page is built for: who may sign up, the password policy, the base path. */
+  settings: AccountSettings;
+  /** New players get the UUID an offline-mode server derives from their name (--registration-uuid offline). */
+  offlineUuids: boolean;
+  /** Registrations a client address may make an hour, and all addresses together. */
+  registrationsPerAddress: number;
+  registrationsPerHour: number;
+  /** Take the client address from X-Forwarded-For (--trust-proxy). */
+  trustProxy: boolean;
+  /** The --address-login-limit count, shared with /auth so that the two together get the limit once. */
+  loginLimit?: (address: string, now: number) => number;
+  /** Hosted textures have a public address (--public-url); uploads are refused without one. */
+  hostsTextures: boolean;
+}
+
+/**
+ * Refusals given back to the registration limits: a name or password of the wrong form (400)
+ * costs no hash and makes no player, and a full hash pool (503) is not the caller's doing. A
+ * taken name or a wrong invite code counts: the password was hashed for it.
+ */
+const freeRefusal = (err: unknown): boolean => err instanceof ServiceError && (err.kind === 'invalid' || err.kind === 'busy');
+
+/** The player's own view of themselves: the admin view without the lock (a locked player cannot sign in). */
+function me(service: Service, u: User) {
+  return {
+    name: u.name,
+    uuid: u.id,
+    isAlex: u.isAlex,
+    skinUrl: service.textureUrl(u.skinUrl, u.skinHash) ?? null,
+    capeUrl: service.textureUrl(u.capeUrl, u.capeHash) ?? null,
+    createdAt: isoTime(u.createdAt),
+    lastLoginAt: isoTime(u.lastLoginAt),
+  };
+}
+
+/** The page (`GET {base}/account`) and the API (`{base}/account/...`), open to every caller. */
+export function accountArea(service: Service, options: AccountOptions): Area {
+  // In memory, per process: with --workers each worker counts its own registrations.
+  const perAddress = createWindowLimit(options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
+  const inAll = createWindowLimit(options.registrationsPerHour, REGISTRATION_WINDOW_MS);
+
+  /** Counts a registration from `address`, or refuses it (429) when either limit is reached. */
+  const countRegistration = (address: string): void => {
+    const now = Date.now();
+    const wait = perAddress.take(address, now);
+    if (wait > 0) throw new HttpError(429, `Too many registrations from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
+    const waitAll = inAll.take('', now);
+    if (waitAll === 0) return;
+    perAddress.giveBack(address);
+    throw new HttpError(429, `Too many registrations this hour; try again in ${waitAll} s`, { 'retry-after': String(waitAll) });
+  };
+
+  /** The player whose live access token the request carries, and the token; 401 otherwise. */
+  const signedIn = async (req: IncomingMessage): Promise<{ user: User; token: string }> => {
+    const token = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+    const user = token === undefined ? undefined : await service.userByToken(token);
+    if (!user) throw new HttpError(401, 'Sign in again', { 'www-authenticate': 'Bearer' });
+    return { user, token: token! };
+  };
+
+  /** A handler for a signed-in player, answering with the player as `work` leaves them. */
+  const mine =
+    (work: (req: IncomingMessage, user: User, token: string) => Promise<User>): Handler =>
+    async (req, res) => {
+      const { user, token } = await signedIn(req);
+      sendResult(res, me(service, await work(req, user, token)));
+    };
+
+  const upload = (kind: 'skin' | 'cape'): Handler => mine(async (req, user) => service.setHostedTexture(user.id, await readUpload(req, kind, options.hostsTextures)));
+  const clear = (kind: 'skin' | 'cape'): Handler => mine(async (_req, user) => service.setTextures(user.id, kind === 'skin' ? { skinUrl: null } : { capeUrl: null }));
+
+  return {
+    prefix: '/account/',
+    admit: () => {},
+    routes: {
+      '/account': {
+        GET: async (_req, res) => {
+          const page = renderPage(options.settings);
+          res.writeHead(200, { ...page.headers, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page.html) });
+          res.end(page.html);
+        },
+      },
+      '/account/register': {
+        POST: async (req, res) => {
+          const { registration } = options.settings;
+          if (registration === 'off') throw new HttpError(403, 'Registration is closed');
+          const body = await jsonBody(req, ['name', 'password', 'invite']);
+          const name = stringField(body, 'name');
+          const password = stringField(body, 'password');
+          // Open sign-up ignores a code; by invite, a missing one is as good as a wrong one.
+          const invite = registration === 'open' ? undefined : Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';
+          const address = clientAddress(req, options.trustProxy);
+          countRegistration(address);
+          try {
+            const { username, userUUID, accessToken } = await service.register({ name, password, invite, offlineUuid: options.offlineUuids });
+            sendResult(res, { username, userUUID, accessToken });
+          } catch (err) {
+            if (freeRefusal(err)) {
+              perAddress.giveBack(address);
+              inAll.giveBack('');
+            }
+            throw err;
+          }
+        },
+      },
+      '/account/login': {
+        POST: async (req, res) => {
+          const body = await jsonBody(req, ['name', 'password']);
+          const [name, password] = [stringField(body, 'name'), stringField(body, 'password')];
+          const wait = options.loginLimit?.(clientAddress(req, options.trustProxy), Date.now()) ?? 0;
+          if (wait > 0) throw tooManyLogins(wait);
+          // As /auth: a login whose caller has left is not hashed for no one.
+          const left = new AbortController();
+          res.once('close', () => left.abort());
+          const { username, userUUID, accessToken } = await service.login(name, password, { field: 'name', callerLeft: left.signal });
+          sendResult(res, { username, userUUID, accessToken });
+        },
+      },
+      '/account/me': { GET: mine(async (_req, user) => user) },
+      '/account/password': {
+        POST: mine(async (req, user, token) => {
+          const body = await jsonBody(req, ['current', 'new']);
+          return service.changeOwnPassword(user, token, stringField(body, 'current'), stringField(body, 'new'));
+        }),
+      },
+      '/account/skin': { PUT: upload('skin'), DELETE: clear('skin') },
+      '/account/cape': { PUT: upload('cape'), DELETE: clear('cape') },
+      '/account/logout-all': {
+        POST: async (req, res) => {
+          await service.revokeSessions((await signedIn(req)).user.id);
+          sendResult(res, true);
+        },
+      },
+      '/account/reset': {
+        POST: async (req, res) => {
+          const body = await jsonBody(req, ['code', 'password']);
+          const user = await service.resetPassword(stringField(body, 'code'), stringField(body, 'password'));
+          sendResult(res, { username: user.name });
+        },
+      },
+    },
+  };
+}
