@@ -2,14 +2,15 @@
 // lines are required; systemd-analyze verify accepts it (where systemd-analyze exists); its
 // ExecStart arguments with the example config are accepted by the real program; the example
 // config is valid and holds no secret; the nginx example keeps the service on loopback, passes
-// X-Forwarded-*, bounds bodies, logs no query string, and passes nginx -t (where nginx exists).
+// X-Forwarded-*, bounds bodies, logs no query string, and passes nginx -t (where nginx exists);
+// the Deno recipes (README, the unit) grant exactly the variables the program reads.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { readConfigFile } from '../src/cli/config-file.ts';
-import { resolveServeConfig, type ServeConfig } from '../src/cli/options.ts';
+import { envName, resolveServeConfig, SERVE_OPTIONS, USER_SETTINGS, type ServeConfig } from '../src/cli/options.ts';
 import { childEnv, ROOT, SERVER_JS, tempDir } from './helpers/process.ts';
 
 const UNIT_PATH = join(ROOT, 'deploy', 'mcauth.service');
@@ -247,12 +248,15 @@ describe('deploy/nginx.conf', () => {
     assert.equal(headers.get('host'), '$host');
   });
 
-  // Rule: bodies are bounded as mcauth bounds them: 64 KiB, 1 MiB for admin uploads only.
-  test('limits bodies to 64 KiB, and admin uploads to 1 MiB', () => {
+  // Rule: bodies are bounded as mcauth bounds them: 64 KiB, 1 MiB for uploads only (admin API, account page).
+  test('limits bodies to 64 KiB, and uploads to 1 MiB', () => {
     const sizes = named('client_max_body_size').map(([v]) => v);
-    assert.deepEqual(sizes.sort(), ['1m', '64k']);
-    const admin = /location\s+\/admin\/\s*\{([^}]*)\}/.exec(NGINX.replace(/#[^\n]*/g, ''));
-    assert.ok(admin && /client_max_body_size\s+1m\s*;/.test(admin[1]!), 'the 1 MiB limit is inside location /admin/ only');
+    assert.deepEqual(sizes.sort(), ['1m', '1m', '64k']);
+    const text = NGINX.replace(/#[^\n]*/g, '');
+    const admin = /location\s+\/admin\/\s*\{([^}]*)\}/.exec(text);
+    assert.ok(admin && /client_max_body_size\s+1m\s*;/.test(admin[1]!), 'the 1 MiB limit is inside location /admin/');
+    const account = /location\s+~\s+\^\/account\/\(skin\|cape\)\$\s*\{([^}]*)\}/.exec(text);
+    assert.ok(account && /client_max_body_size\s+1m\s*;/.test(account[1]!), 'and inside the account page\'s upload location');
   });
 
   // Rule: no access log carries a query string (the API key may travel as ?key=).
@@ -298,5 +302,21 @@ describe('deploy/nginx.conf', () => {
     // The check can fail: a broken directive is refused.
     const broken = nginxTest(NGINX.replace('client_max_body_size 64k;', 'client_max_body_size sixty-four;'), 'broken');
     assert.notEqual(broken.status, 0, broken.output);
+  });
+});
+
+describe('the Deno recipes', () => {
+  const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const grants = (text: string): string[][] => [...text.matchAll(/--allow-env=([A-Z_,]+)/g)].map((m) => m[1]!.split(','));
+  const SERVER = [...SERVE_OPTIONS.map((o) => envName(o.flag)), envName('config')];
+  const USER = [envName('db'), envName('config'), ...USER_SETTINGS.map((key) => envName(SERVE_OPTIONS.find((o) => o.key === key)!.flag))];
+
+  // Rule: the server's --allow-env lists every variable the program reads (each option's, and
+  // MCAUTH_CONFIG): a missing one would end a narrowly granted server at start.
+  test("README's and the unit's server grants name every option's variable and MCAUTH_CONFIG", () => {
+    const [readmeServer, readmeUser] = grants(README);
+    assert.deepEqual(readmeServer, SERVER, 'README, the server');
+    assert.deepEqual(grants(UNIT), [SERVER], 'deploy/mcauth.service');
+    assert.deepEqual(readmeUser, USER, 'README, the user commands');
   });
 });

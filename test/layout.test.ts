@@ -20,6 +20,7 @@ const PARTS = [
   'src/limits.ts, src/uuid.ts, src/json-shape.ts',
   'src/textures/',
   'src/admin/',
+  'src/account/',
   'src/ops/',
   'src/cli/',
   'src/server.ts, src/serve.ts, src/runtime.ts, src/version.ts',
