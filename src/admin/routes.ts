@@ -1,6 +1,6 @@
 // The admin API (--admin-token): managing players over HTTP for web cabinets and bots. It calls
 // the same service functions as the CLI, so a rule holds in both or in neither.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_ADMIN_PAGE, MAX_TEXTURE_BYTES } from '../limits.ts';
 import type { Service } from '../service/service.ts';
 import type { TextureChange, User } from '../store/store.ts';
@@ -10,7 +10,7 @@ import { quote } from '../service/errors.ts';
 import { requireObject, stringField, type JsonObject } from '../http/fields.ts';
 import { queryOf, type Handler, type Params, type Routes } from '../http/router.ts';
 import { createKeyCheck } from '../http/api-key.ts';
-import type { Area } from '../http/app.ts';
+import { notePlayer, type Area } from '../http/app.ts';
 
 export interface AdminOptions {
   /** The admin token (--admin-token). */
@@ -78,9 +78,14 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
   });
   /** A handler that answers with the player the work returns. */
   const answer =
-    (work: (req: IncomingMessage, params: Params) => Promise<User>): Handler =>
-    async (req, res, params) =>
-      sendResult(res, view(await work(req, params)));
+    (work: (req: IncomingMessage, params: Params, res: ServerResponse) => Promise<User>): Handler =>
+    async (req, res, params) => {
+      // Every admin call names its player in the log: as the path names it, then as registered.
+      if (params.who !== undefined) notePlayer(res, params.who);
+      const user = await work(req, params, res);
+      notePlayer(res, user.name);
+      sendResult(res, view(user));
+    };
 
   const upload = (kind: 'skin' | 'cape'): Handler =>
     answer(async (req, params) => {
@@ -96,8 +101,9 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
 
   return {
     '/admin/users': {
-      POST: answer(async (req) => {
+      POST: answer(async (req, _params, res) => {
         const body = await jsonBody(req, ['name', 'password', 'uuid', 'offlineUuid']);
+        if (typeof body.name === 'string') notePlayer(res, body.name);
         const uuid = optional<string>(body, 'uuid', 'string');
         const offlineUuid = optional<boolean>(body, 'offlineUuid', 'boolean');
         if (uuid !== undefined && offlineUuid) throw new HttpError(400, 'Give uuid or offlineUuid, not both');

@@ -59,15 +59,16 @@ export async function login(ctx: Context, name: string, password: string, { fiel
     // Only after the password: to a guesser a locked account looks like any other.
     if (user.lockedAt !== null) throw locked(user.lockReason);
 
-    if (needsRehash(user.passwordHash)) {
-      await ctx.store.setPasswordHash(user.id, await hashPassword(password), false);
-    }
     const { token, digest } = issueToken();
     const now = ctx.now();
-    if (!(await ctx.store.recordLogin(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER))) {
-      // A lock (or a removal) landed while the password was being checked.
+    if (!(await ctx.store.recordLogin(user.id, user.passwordHash, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER))) {
+      // A lock, removal or password change landed while the password was being checked: the
+      // change wins, and the login is refused as it would be now.
       const after = await ctx.store.findUserById(user.id);
-      throw after ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
+      throw after?.lockedAt != null ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
+    }
+    if (needsRehash(user.passwordHash)) {
+      await ctx.store.setPasswordHash(user.id, await hashPassword(password), false, user.passwordHash);
     }
     return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
   } finally {

@@ -27,8 +27,12 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     adminToken: '',
     metrics: false,
     logLevel: 'info',
+    logFormat: 'auto',
     shutdownTimeout: 10,
     workers: 1,
+    minPasswordLength: 8,
+    allowHttpTextures: false,
+    trustProxy: false,
   });
 });
 

@@ -128,7 +128,7 @@ test('a backup during logins and `user add` commands is whole, current, and serv
 
   assert.ok(backup);
   assert.equal(backup.code, 0, `backup exited ${backup.code}${backup.timedOut ? ' (timed out)' : ''}: ${backup.stderr}`);
-  assert.equal(backup.stdout, `Backed up the database to ${copy}\n`);
+  assert.match(backup.stdout, new RegExp(`^Backed up the database to ${copy}\\nDatabase: /\\S+\\n$`));
   assert.equal(backup.stderr, '');
   assert.deepEqual(partials(tmp.dir), [], 'a temporary file was left beside the copy');
   // Written under another name and renamed when whole: the target never showed a partial size.
@@ -284,10 +284,10 @@ test('backup takes the database from --config FILE and from MCAUTH_DB', async ()
   const viaEnv = pathJoin(tmp.dir, 'via-env.db');
   const a = await runCli(['backup', viaConfig, '--config', config]);
   assert.equal(a.code, 0, a.stderr);
-  assert.equal(a.stdout, `Backed up the database to ${viaConfig}\n`);
+  assert.equal(a.stdout, `Backed up the database to ${viaConfig}\nDatabase: ${db}\n`);
   const b = await runCli(['backup', viaEnv], { env: { MCAUTH_DB: db } });
   assert.equal(b.code, 0, b.stderr);
-  assert.equal(b.stdout, `Backed up the database to ${viaEnv}\n`);
+  assert.equal(b.stdout, `Backed up the database to ${viaEnv}\nDatabase: ${db}\n`);
   for (const copy of [viaConfig, viaEnv]) {
     const file = new DatabaseSync(copy);
     try {

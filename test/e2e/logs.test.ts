@@ -96,7 +96,7 @@ describe('a session at --log-level debug with an API key and an admin token', ()
       sent.push(['GET', '/admin/users', 200, undefined, undefined]);
 
       assert.equal(assertOk(await post(s, '/admin/users', { name: 'Carol', password: CAROL_PW }, { authorization: `Bearer ${ADMIN_TOKEN}` })).name, 'Carol');
-      sent.push(['POST', '/admin/users', 200, undefined, undefined]);
+      sent.push(['POST', '/admin/users', 200, undefined, 'Carol']);
 
       tokens.push(assertOk(await post(s, '/auth', { login: 'Carol', password: CAROL_PW }, BEARER)).accessToken);
       sent.push(['POST', '/auth', 200, 'ok', 'Carol']);
@@ -112,7 +112,7 @@ describe('a session at --log-level debug with an API key and an admin token', ()
       assert.equal((await post(s, '/auth', { login: WRONG_PW, password: ALICE_PW }, BEARER)).status, 400);
       sent.push(['POST', '/auth', 400, 'invalid', undefined]);
 
-      // Admin changes name their player by the path, decoded ("%43" is "C").
+      // Admin changes name their player as registered ("%43arol" is Carol).
       assertOk(await s.request('/admin/users/%43arol/revoke', { method: 'POST', headers: ADMIN }));
       sent.push(['POST', '/admin/users/%43arol/revoke', 200, undefined, 'Carol']);
 
