@@ -517,15 +517,15 @@ describe('hosted skins and capes', () => {
     const auth = assertOk(await game('/auth', { login: 'Patcher', password: 'Patcher-password' }));
     assert.deepEqual([auth.skinUrl, auth.capeUrl, auth.isAlex], [ext.skinUrl, ext.capeUrl, true]);
     const refusals: [string, unknown, string][] = [
-      ['an ftp URL', { skinUrl: 'ftp://cdn.example.org/s.png' }, 'Invalid URL "ftp://cdn.example.org/s.png": use an http:// or https:// address'],
-      ['not a URL', { capeUrl: 'not a url' }, 'Invalid URL "not a url": use an http:// or https:// address'],
-      ['a relative URL', { skinUrl: '/s.png' }, 'Invalid URL "/s.png": use an http:// or https:// address'],
+      ['an ftp URL', { skinUrl: 'ftp://cdn.example.org/s.png' }, 'Invalid URL "ftp://cdn.example.org/s.png": use an https:// address (http:// only with --allow-http-textures)'],
+      ['not a URL', { capeUrl: 'not a url' }, 'Invalid URL "not a url": use an https:// address (http:// only with --allow-http-textures)'],
+      ['a relative URL', { skinUrl: '/s.png' }, 'Invalid URL "/s.png": use an https:// address (http:// only with --allow-http-textures)'],
       ['a numeric skinUrl', { skinUrl: 5 }, 'Field "skinUrl" must be a string or null'],
       ['a boolean capeUrl', { capeUrl: true }, 'Field "capeUrl" must be a string or null'],
       ['a string isAlex', { isAlex: 'true' }, 'Field "isAlex" must be a boolean'],
       ['a null isAlex', { isAlex: null }, 'Field "isAlex" must be a boolean'],
       ['an empty object', {}, 'Nothing to change: give skinUrl, capeUrl or isAlex'],
-      ['only unknown fields', { model: 'slim' }, 'Nothing to change: give skinUrl, capeUrl or isAlex'],
+      ['an unknown field', { model: 'slim' }, 'Unknown field "model": this call takes skinUrl, capeUrl, isAlex'],
       ['an array', [ext.skinUrl], 'Request body must be a JSON object'],
       ['a good field with a bad one', { skinUrl: null, isAlex: 1 }, 'Field "isAlex" must be a boolean'],
     ];

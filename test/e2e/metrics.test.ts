@@ -138,6 +138,7 @@ describe('with --metrics', () => {
       '/auth 401': 1 + guesses,
       '/auth 429': 1,
       '/auth 400': 1,
+      '/auth 403': 1,
       '/join 200': 2,
       '/join 400': 1,
       '/hasJoined 200': 1,
@@ -158,7 +159,7 @@ describe('with --metrics', () => {
     for (const s of now) assert.ok(ROUTES.has(s.labels.route!), `histogram route ${JSON.stringify(s.labels.route)} is a pattern`);
     assert.deepEqual(
       ['/auth', '/join', '/hasJoined', '/textures/:hash', 'unmatched'].map((r) => of(now, r).count - of(was, r).count),
-      [5 + guesses, 3, 3, 1, 1],
+      [6 + guesses, 3, 3, 1, 1],
     );
     assert.ok(of(now, '/auth').sum > of(was, '/auth').sum, 'the logins took some time');
     assert.equal(valueOf(after, 'auth_scrypt_running'), 0, 'no hash runs at rest');
