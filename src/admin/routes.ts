@@ -1,6 +1,6 @@
 // The admin API (--admin-token): managing players over HTTP for web cabinets and bots. It calls
 // the same service functions as the CLI, so a rule holds in both or in neither.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { INVITE_ID_CHARS, MAX_ADMIN_PAGE } from '../limits.ts';
 import type { Service } from '../service/service.ts';
 import type { InviteView } from '../service/invites.ts';
@@ -9,7 +9,7 @@ import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField, type JsonObject } from '../http/fields.ts';
 import { queryOf, type Handler, type Params, type Routes } from '../http/router.ts';
 import { createKeyCheck } from '../http/api-key.ts';
-import type { Area } from '../http/app.ts';
+import { notePlayer, type Area } from '../http/app.ts';
 import { readUpload } from '../textures/upload.ts';
 import { accountLink } from '../account/links.ts';
 
@@ -68,9 +68,14 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
   });
   /** A handler that answers with the player the work returns. */
   const answer =
-    (work: (req: IncomingMessage, params: Params) => Promise<User>): Handler =>
-    async (req, res, params) =>
-      sendResult(res, view(await work(req, params)));
+    (work: (req: IncomingMessage, params: Params, res: ServerResponse) => Promise<User>): Handler =>
+    async (req, res, params) => {
+      // Every admin call names its player in the log: as the path names it, then as registered.
+      if (params.who !== undefined) notePlayer(res, params.who);
+      const user = await work(req, params, res);
+      notePlayer(res, user.name);
+      sendResult(res, view(user));
+    };
 
   const upload = (kind: 'skin' | 'cape'): Handler => answer(async (req, params) => service.setHostedTexture(who(params), await readUpload(req, kind, options.hostsTextures)));
   const invite = (i: InviteView) => ({ id: i.id, usesLeft: i.usesLeft, createdAt: isoTime(i.createdAt), expiresAt: isoTime(i.expiresAt) });
@@ -78,8 +83,9 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
 
   return {
     '/admin/users': {
-      POST: answer(async (req) => {
+      POST: answer(async (req, _params, res) => {
         const body = await jsonBody(req, ['name', 'password', 'uuid', 'offlineUuid']);
+        if (typeof body.name === 'string') notePlayer(res, body.name);
         const uuid = optional<string>(body, 'uuid', 'string');
         const offlineUuid = optional<boolean>(body, 'offlineUuid', 'boolean');
         if (uuid !== undefined && offlineUuid) throw new HttpError(400, 'Give uuid or offlineUuid, not both');

@@ -1,4 +1,5 @@
 // --config FILE: the server's settings as one JSON object, keyed by the options' camelCase names.
+import { quote } from '../service/errors.ts';
 import { readFileSync } from 'node:fs';
 import { jsonShapeProblem } from '../json-shape.ts';
 import { SERVE_OPTIONS, type ConfigFile } from './options.ts';
@@ -31,7 +32,7 @@ export function readConfigFile(path: string): ConfigFile {
     throw new UsageError(`the config file "${path}" must hold one JSON object`);
   }
   for (const key of Object.keys(values)) {
-    if (!KEYS.has(key)) throw new UsageError(`${path}: unknown key "${key}" (keys are the options' names in camelCase, such as joinTtl)`);
+    if (!KEYS.has(key)) throw new UsageError(`${path}: unknown key ${quote(key)} (keys are the options' names in camelCase, such as joinTtl)`);
   }
   return { path, values: values as Record<string, unknown> };
 }

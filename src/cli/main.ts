@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { listeningLine, startServer, startupWarnings } from '../serve.ts';
-import { ServiceError } from '../service/errors.ts';
+import { quote, ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
 import { MEMORY_DB, openStore } from '../store/open.ts';
 import type { Synchronous } from '../store/sqlite.ts';
@@ -73,13 +73,13 @@ function openHint(db: string): string {
  */
 async function open(db: string, { create, synchronous }: { create: boolean; synchronous?: Synchronous }): Promise<Store> {
   if (!create && db !== MEMORY_DB) {
-    if (!existsSync(db)) throw new Error(`there is no database at "${db}"`);
+    if (!existsSync(db)) throw new Error(`there is no database at "${resolve(db)}"`);
     // SQLite takes an empty file for a new database; to a command that only reads it is more
     // likely a copy that failed. (Where a database may be created, an empty file is also what
     // another process creating it at this moment leaves for an instant: it is taken as new.)
     const file = statSync(db);
     if (file.isFile() && file.size === 0) {
-      throw new Error(`cannot open the database "${db}": the file is empty (a copy that failed?); remove it to start a new database`);
+      throw new Error(`cannot open the database "${resolve(db)}": the file is empty (a copy that failed?); remove it to start a new database`);
     }
   }
   if (create && db !== MEMORY_DB && !existsSync(db)) {
@@ -96,7 +96,7 @@ async function open(db: string, { create, synchronous }: { create: boolean; sync
     return await openStore(db, synchronous);
   } catch (err) {
     const reason = (err as Error).message;
-    throw new Error(`cannot open the database "${db}": ${reason}${/unable to open/.test(reason) ? openHint(db) : ''}`);
+    throw new Error(`cannot open the database "${resolve(db)}": ${reason}${/unable to open/.test(reason) ? openHint(db) : ''}`);
   }
 }
 
@@ -113,10 +113,15 @@ async function runUser(argv: string[], io: Io, parse: (argv: string[]) => UserCo
   const db = resolveDb(line.values.db, io.env, file);
   const isNew = !existsSync(db) || statSync(db).size === 0;
   const store = await open(db, { create: creates });
+  // Said after the result, and after a refusal too: "No player named Bob" names the file it looked in.
+  const where = `${creates && isNew ? 'Created a new database at' : 'Database:'} ${resolve(db)}`;
   try {
     const said = await run(createService(store, toServiceOptions(settings)), { stdin: io.stdin, stderr: io.stderr, settings });
-    io.stdout.write(`${said}\n${creates && isNew ? 'Created a new database at' : 'Database:'} ${resolve(db)}\n`);
+    io.stdout.write(`${said}\n${where}\n`);
     return 0;
+  } catch (err) {
+    if (err instanceof Error && !(err instanceof UsageError)) err.message += `\n${where}`;
+    throw err;
   } finally {
     await store.close();
   }
@@ -135,7 +140,7 @@ async function runBackup(argv: string[], io: Io): Promise<number> {
 }
 
 async function runServer(argv: string[], io: Io): Promise<number | undefined> {
-  if (argv[0] !== undefined && !argv[0].startsWith('-')) throw new UsageError(`unknown command "${argv[0]}"`);
+  if (argv[0] !== undefined && !argv[0].startsWith('-')) throw new UsageError(`unknown command ${quote(argv[0])}`);
   const types = { ...SERVE_OPTION_TYPES, config: { type: 'string' }, 'print-config': { type: 'boolean' } } as const;
   const { values } = parseCommandLine(argv, types, []);
   const file = configFile(values.config, io);

@@ -1,4 +1,5 @@
 // The server's options: each with its flag, environment variable, default and check.
+import { quote } from '../service/errors.ts';
 import {
   DEFAULT_DB,
   DEFAULT_HOST,
@@ -324,7 +325,7 @@ export function resolveServeConfig(
   const config: Record<string, unknown> = {};
   const check = (option: OptionSpec, raw: string, source: string): unknown => {
     const value = option.parse(raw);
-    if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}${option.secret ? '' : `, got "${raw}"`}`);
+    if (typeof value === 'object') throw new UsageError(`${source} ${value.refused}${option.secret ? '' : `, got ${quote(raw)}`}`);
     return value;
   };
   for (const option of SERVE_OPTIONS) {
@@ -380,7 +381,7 @@ export function resolveDb(flag: unknown, env: Record<string, string | undefined>
   return db;
 }
 
-/** The service's settings as the defaults give them (the user commands use none of them). */
+/** The service's settings as the defaults give them (for tests and embedders). */
 export function defaultServiceOptions(): ServiceOptions {
   return toServiceOptions(resolveServeConfig({}, {}));
 }

@@ -65,8 +65,13 @@ const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, forbi
 
 /** What became of requests whose endpoint has outcomes (logins, joins, hasJoined checks). */
 const outcomes = new WeakMap<ServerResponse, string>();
-/** The player a login named, for the log; set before anything can refuse it. */
-const loginPlayers = new WeakMap<ServerResponse, string>();
+/** The player a request is about, for the log; set before anything can refuse it. */
+const players = new WeakMap<ServerResponse, string>();
+
+/** Names the player a request is about (a login, an admin change) in its log line, cut to a bound. */
+export function notePlayer(res: ServerResponse, name: string): void {
+  players.set(res, name.slice(0, MAX_LOGGED_PLAYER_CHARS));
+}
 
 /**
  * The name an /auth body gives (`login`, else Yggdrasil's `username`), only when it is a valid
@@ -75,19 +80,6 @@ const loginPlayers = new WeakMap<ServerResponse, string>();
 function loginName(body: Record<string, unknown>): string | undefined {
   const name = Object.hasOwn(body, 'login') ? body.login : Object.hasOwn(body, 'username') ? body.username : undefined;
   return typeof name === 'string' && NAME_PATTERN.test(name) ? name : undefined;
-}
-
-/** The player a path names (`/admin/users/:who...`), decoded as sent, bounded. */
-function pathPlayer(params: Record<string, string> | undefined): string | undefined {
-  const who = params?.who;
-  if (who === undefined) return undefined;
-  let decoded = who;
-  try {
-    decoded = decodeURIComponent(who);
-  } catch {
-    // A malformed escape: logged as sent.
-  }
-  return decoded.slice(0, MAX_LOGGED_PLAYER_CHARS);
 }
 
 /**
@@ -111,6 +103,7 @@ function failedOutcome(route: string, err: unknown): string | undefined {
   const kind = err instanceof ServiceError ? err.kind : err.status === 429 ? 'throttled' : 'invalid';
   if (route === '/hasJoined') return kind === 'not_found' ? 'miss' : 'invalid';
   if (route === '/join') return 'invalid';
+  if (kind === 'forbidden') return 'locked';
   return kind === 'unauthorized' ? 'bad_credentials' : kind === 'throttled' || kind === 'busy' ? kind : 'invalid';
 }
 
@@ -136,7 +129,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     '/auth': post(async (body, req, res) => {
       const b = requireObject(body);
       const player = loginName(b);
-      if (player !== undefined) loginPlayers.set(res, player);
+      if (player !== undefined) notePlayer(res, player);
       const wait = options.loginLimit?.(clientAddress(req, trustProxy), Date.now()) ?? 0;
       if (wait > 0) throw tooManyLogins(wait);
       // A login whose caller has left (it timed out in the queue) is not hashed for no one.
@@ -211,7 +204,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
           status: res.writableFinished ? res.statusCode : CLIENT_GONE,
           seconds: (performance.now() - started) / 1000,
           outcome: outcomes.get(res),
-          player: loginPlayers.get(res) ?? pathPlayer(found?.params),
+          player: players.get(res),
           client,
         });
       });

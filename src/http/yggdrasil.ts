@@ -25,7 +25,9 @@ export function readLoginRequest(body: JsonObject): LoginRequest {
   if (!hasUsername) return { field: 'login', name: stringField(body, 'login'), password: stringField(body, 'password') };
   const name = stringField(body, 'username');
   const password = stringField(body, 'password');
-  return { field: 'username', name, password, yggdrasil: { clientToken: Object.hasOwn(body, 'clientToken') ? clientToken(body) : undefined } };
+  // Some Yggdrasil clients send null for "none": a new token then, as when it is left out.
+  const sent = Object.hasOwn(body, 'clientToken') && body.clientToken !== null;
+  return { field: 'username', name, password, yggdrasil: { clientToken: sent ? clientToken(body) : undefined } };
 }
 
 /** The launcher keeps it and sends it back later; bounded and well-formed so it can be echoed safely. */

@@ -18,7 +18,7 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 
 /** The counter each endpoint's outcomes go to, with every outcome it can have (reported from 0). */
 const OUTCOME_COUNTERS: Record<string, { name: string; help: string; outcomes: string[] }> = {
-  '/auth': { name: 'auth_logins_total', help: 'Logins, by outcome.', outcomes: ['ok', 'bad_credentials', 'throttled', 'busy', 'invalid', 'error'] },
+  '/auth': { name: 'auth_logins_total', help: 'Logins, by outcome.', outcomes: ['ok', 'bad_credentials', 'locked', 'throttled', 'busy', 'invalid', 'error'] },
   '/join': { name: 'auth_joins_total', help: 'Joins of a game server, by outcome.', outcomes: ['ok', 'bad_token', 'invalid', 'error'] },
   '/hasJoined': { name: 'auth_has_joined_total', help: 'hasJoined checks of game servers: hit or miss.', outcomes: ['hit', 'miss', 'invalid', 'error'] },
 };

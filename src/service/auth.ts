@@ -62,22 +62,27 @@ export async function login(ctx: Context, name: string, password: string, { fiel
     // Only after the password: to a guesser a locked account looks like any other.
     if (user.lockedAt !== null) throw locked(user.lockReason);
 
+    const session = await startSession(ctx, user);
     if (needsRehash(user.passwordHash)) {
-      await ctx.store.setPasswordHash(user.id, await hashPassword(password), false);
+      // Only while the hash is still the one checked: a password changed meanwhile stays.
+      await ctx.store.setPasswordHash(user.id, await hashPassword(password), false, undefined, user.passwordHash);
     }
-    return await startSession(ctx, user);
+    return session;
   } finally {
     slot.release();
   }
 }
 
-/** Issues a token to the player; refused when a lock (or a removal) landed meanwhile. */
+/**
+ * Issues a token to the player whose hash was just checked. Refused when a lock, a removal or a
+ * password change landed meanwhile: the change wins, and the login is answered as it would be now.
+ */
 async function startSession(ctx: Context, user: User): Promise<AuthResult> {
   const { token, digest } = issueToken();
   const now = ctx.now();
-  if (!(await ctx.store.recordLogin(user.id, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER))) {
+  if (!(await ctx.store.recordLogin(user.id, user.passwordHash, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER))) {
     const after = await ctx.store.findUserById(user.id);
-    throw after ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
+    throw after?.lockedAt != null ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
   }
   return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
 }

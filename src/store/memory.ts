@@ -84,9 +84,9 @@ export function createMemoryStore(): Store {
       u.name = name;
       return 'renamed';
     },
-    async setPasswordHash(id, hash, end, keep) {
+    async setPasswordHash(id, hash, end, keep, replacing) {
       const u = users.get(id);
-      if (!u) return;
+      if (!u || (replacing !== undefined && u.passwordHash !== replacing)) return;
       u.passwordHash = hash;
       if (!end) return;
       endSessions(id, keep);
@@ -95,7 +95,7 @@ export function createMemoryStore(): Store {
     async setLock(id, lock) {
       const u = users.get(id);
       if (!u) return false;
-      u.lockedAt = lock?.at ?? null;
+      u.lockedAt = lock ? (u.lockedAt ?? lock.at) : null;
       u.lockReason = lock?.reason ?? null;
       if (lock) endSessions(id);
       return true;
@@ -127,9 +127,9 @@ export function createMemoryStore(): Store {
       endSessions(id);
       return true;
     },
-    async recordLogin(userId, digest, now, expiresAt, maxLive) {
+    async recordLogin(userId, verifiedHash, digest, now, expiresAt, maxLive) {
       const u = users.get(userId);
-      if (!u || u.lockedAt !== null) return false;
+      if (!u || u.lockedAt !== null || u.passwordHash !== verifiedHash) return false;
       u.lastLoginAt = now;
       tokens.set(digest, { userId, expiresAt, seq: ++seq });
       const live = [...tokens.entries()]

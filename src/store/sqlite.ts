@@ -89,11 +89,12 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       `INSERT INTO users (id, name, name_key, password_hash, is_alex, created_at)
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
-    setHash: sql('UPDATE users SET password_hash = ? WHERE id = ?'),
+    setHash: sql('UPDATE users SET password_hash = ?1 WHERE id = ?2 AND (?3 IS NULL OR password_hash = ?3)'),
     rename: sql('UPDATE users SET name = ?, name_key = ? WHERE id = ?'),
     idByName: sql('SELECT id FROM users WHERE name_key = ?'),
-    setLock: sql('UPDATE users SET locked_at = ?, lock_reason = ? WHERE id = ?'),
-    lockOf: sql('SELECT locked_at FROM users WHERE id = ?'),
+    // A lock already in place keeps its time: a new reason does not make it younger.
+    setLock: sql('UPDATE users SET locked_at = CASE WHEN ?1 IS NULL THEN NULL ELSE coalesce(locked_at, ?1) END, lock_reason = ?2 WHERE id = ?3'),
+    loginState: sql('SELECT locked_at, password_hash FROM users WHERE id = ?'),
     setLastLogin: sql('UPDATE users SET last_login_at = ? WHERE id = ?'),
     deleteJoin: sql('DELETE FROM joins WHERE user_id = ?'),
     setSkin: sql('UPDATE users SET skin_url = ?, skin_hash = ? WHERE id = ?'),
@@ -186,9 +187,9 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         return q.rename.run(name, key, id).changes === 1 ? 'renamed' : 'not_found';
       });
     },
-    async setPasswordHash(id, hash, end, keep) {
+    async setPasswordHash(id, hash, end, keep, replacing) {
       transaction(db, () => {
-        q.setHash.run(hash, id);
+        q.setHash.run(hash, id, replacing ?? null);
         if (!end) return;
         endSessions(id, keep);
         q.dropReset.run(id);
@@ -229,10 +230,10 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         return true;
       });
     },
-    async recordLogin(userId, digest, now, expiresAt, maxLive) {
+    async recordLogin(userId, verifiedHash, digest, now, expiresAt, maxLive) {
       return transaction(db, () => {
-        const user = q.lockOf.get(userId) as { locked_at: number | null } | undefined;
-        if (!user || user.locked_at !== null) return false;
+        const user = q.loginState.get(userId) as { locked_at: number | null; password_hash: string } | undefined;
+        if (!user || user.locked_at !== null || user.password_hash !== verifiedHash) return false;
         q.insertToken.run(digest, userId, now, expiresAt);
         q.pruneTokens.run(userId, now, maxLive);
         q.setLastLogin.run(now, userId);

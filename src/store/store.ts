@@ -72,10 +72,12 @@ export interface Store {
   renameUser(id: string, name: string): Promise<RenameResult>;
   /**
    * Replaces the hash; with `endSessions`, also ends every session (tokens and join) of the user
-   * but the token `keepToken` (a digest), and voids its reset code, atomically.
+   * but the token `keepToken` (a digest), and voids its reset code, atomically. With `replacing`,
+   * only while the stored hash is still that one (a login's rehash must not undo a password
+   * changed meanwhile).
    */
-  setPasswordHash(id: string, hash: string, endSessions: boolean, keepToken?: string): Promise<void>;
-  /** Locks (ending every session, atomically) or, with null, unlocks the user. False when there is none. */
+  setPasswordHash(id: string, hash: string, endSessions: boolean, keepToken?: string, replacing?: string): Promise<void>;
+  /** Locks (ending every session, atomically; a lock in place keeps its time, the reason is replaced) or, with null, unlocks the user. False when there is none. */
   setLock(id: string, lock: { at: number; reason: string | null } | null): Promise<boolean>;
   /** Applies the change; a hosted texture no player uses any more is deleted in the same transaction. */
   setTextures(id: string, change: TextureChange): Promise<void>;
@@ -91,9 +93,10 @@ export interface Store {
    * A successful login: stores a token digest and the time of the login; then drops the user's
    * expired tokens and all but the `maxLive` most recently stored (by order of storing, not by
    * clock, so the new one always stays), in the same transaction. False, and nothing written,
-   * when the user is locked or gone (a lock may land while the password is being checked).
+   * when the user is locked or gone, or its hash is no longer `verifiedHash` (a lock, removal
+   * or password change may land while the password is being checked).
    */
-  recordLogin(userId: string, digest: string, now: number, expiresAt: number, maxLive: number): Promise<boolean>;
+  recordLogin(userId: string, verifiedHash: string, digest: string, now: number, expiresAt: number, maxLive: number): Promise<boolean>;
   /**
    * Records a join (replacing the user's previous one) when the token `digest` belongs to
    * `userId` and expires after `now`; false, and nothing written, otherwise.

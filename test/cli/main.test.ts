@@ -55,13 +55,13 @@ test('user skin and user cape store hosted textures from files, and refuse bad o
   assert.match(said(skin.stdout), /^Updated Skinny: Skinny {2}\S+ {2}skin hosted [0-9a-f]{64} \(slim\)\n$/);
   const cape = await run(['user', 'cape', 'Skinny', file('hd.png', encodePng(128, 64)), '--hd-textures']);
   assert.match(said(cape.stdout), /cape hosted [0-9a-f]{64}\n$/);
-  assert.deepEqual(await run(['user', 'cape', 'Skinny', join(dir, 'hd.png')]), { code: 1, stdout: '', stderr: 'cape must be 64×32, got 128×64\n' });
-  assert.deepEqual(await run(['user', 'skin', 'Skinny', join(dir, 'none.png')]), { code: 1, stdout: '', stderr: `mcauth: cannot read ${join(dir, 'none.png')}: ENOENT\n` });
+  assert.deepEqual(await run(['user', 'cape', 'Skinny', join(dir, 'hd.png')]), { code: 1, stdout: '', stderr: `cape must be 64×32, got 128×64\n${DB_LINE}` });
+  assert.deepEqual(await run(['user', 'skin', 'Skinny', join(dir, 'none.png')]), { code: 1, stdout: '', stderr: `mcauth: cannot read ${join(dir, 'none.png')}: ENOENT\n${DB_LINE}` });
   const big = file('big.png', Buffer.alloc(1024 * 1024 + 1));
-  assert.equal((await run(['user', 'skin', 'Skinny', big])).stderr, 'a texture must be at most 1048576 bytes, got 1048577\n');
+  assert.equal((await run(['user', 'skin', 'Skinny', big])).stderr, `a texture must be at most 1048576 bytes, got 1048577\n${DB_LINE}`);
   assert.equal((await run(['user', 'skin', 'Skinny', big, '--slim', '--classic'])).code, 2);
   // A device that never ends is read no further than the limit.
-  assert.equal((await run(['user', 'skin', 'Skinny', '/dev/zero'])).stderr, 'a texture must be at most 1048576 bytes, got 1048577\n');
+  assert.equal((await run(['user', 'skin', 'Skinny', '/dev/zero'])).stderr, `a texture must be at most 1048576 bytes, got 1048577\n${DB_LINE}`);
 });
 
 test('invite create, list and revoke: the code shown once, an id after, the link with a public URL', async () => {
@@ -111,9 +111,13 @@ test('refusals exit 1 with the reason on standard error', async () => {
     [['user', 'passwd', '\u212Aate'], 'open-sesame', 'No player named "\u212Aate"\n'],
     [['user', 'add', 'Dave', '--db', join(dir, 'no', 'such', 'dir.db')], 'open-sesame', `mcauth: cannot open the database "${join(dir, 'no', 'such', 'dir.db')}": unable to open database file (its folder does not exist)\n`],
   ];
-  for (const [argv, stdin, stderr] of cases) assert.deepEqual(await run(argv, stdin), { code: 1, stdout: '', stderr }, argv.join(' '));
+  // Every refusal after the database was opened names it, as a success does.
+  for (const [argv, stdin, stderr] of cases) {
+    const opened = !stderr.includes('cannot open the database');
+    assert.deepEqual(await run(argv, stdin), { code: 1, stdout: '', stderr: opened ? `${stderr}${DB_LINE}` : stderr }, argv.join(' '));
+  }
   const bob = (await run(['user', 'list'])).stdout.split('\n')[0]!.split('  ')[1]!;
-  assert.equal((await run(['user', 'add', 'Carol', '--uuid', bob], 'open-sesame')).stderr, `The UUID ${bob} belongs to another player\n`);
+  assert.equal((await run(['user', 'add', 'Carol', '--uuid', bob], 'open-sesame')).stderr, `The UUID ${bob} belongs to another player\n${DB_LINE}`);
 });
 
 test('malformed command lines exit 2 and point to --help', async () => {

@@ -525,7 +525,7 @@ describe('hosted skins and capes', () => {
       ['a string isAlex', { isAlex: 'true' }, 'Field "isAlex" must be a boolean'],
       ['a null isAlex', { isAlex: null }, 'Field "isAlex" must be a boolean'],
       ['an empty object', {}, 'Nothing to change: give skinUrl, capeUrl or isAlex'],
-      ['only unknown fields', { model: 'slim' }, 'Unknown field "model": this call takes skinUrl, capeUrl, isAlex'],
+      ['an unknown field', { model: 'slim' }, 'Unknown field "model": this call takes skinUrl, capeUrl, isAlex'],
       ['an array', [ext.skinUrl], 'Request body must be a JSON object'],
       ['a good field with a bad one', { skinUrl: null, isAlex: 1 }, 'Field "isAlex" must be a boolean'],
     ];

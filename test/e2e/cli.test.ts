@@ -410,7 +410,7 @@ describe('user add', () => {
   test('a malformed --uuid is refused with status 1 and a message', async () => {
     const r = await runCli(['user', 'add', 'BadUuid', '--db', db, '--uuid', 'not-a-uuid'], { stdin: 'open-sesame\n' });
     assert.equal(r.code, 1);
-    assert.equal(r.stderr, 'Invalid UUID "not-a-uuid"\n');
+    assert.equal(r.stderr, `Invalid UUID "not-a-uuid"\nDatabase: ${db}\n`, 'the reason, then the database it was refused in');
     assertNoStack(r.stderr);
     assert.doesNotMatch(await userList(db), /BadUuid/);
   });

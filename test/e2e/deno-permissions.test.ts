@@ -79,11 +79,11 @@ async function startDeno(grants: Grants, args: string[]): Promise<Narrow> {
 }
 
 describe('Deno with the narrowest permissions', () => {
-  // Rule: the user commands work with read and write of the database file and two variables only.
-  test('user add works with the database file and MCAUTH_DB, MCAUTH_CONFIG only', { skip: SKIP }, async () => {
+  // Rule: the user commands work with read and write of the database file, MCAUTH_DB, MCAUTH_CONFIG and the settings they use only.
+  test('user add works with the database file and MCAUTH_DB, MCAUTH_CONFIG and the settings it reads only', { skip: SKIP }, async () => {
     const r = await runDeno(USER_GRANTS, ['user', 'add', 'Alice', '--db', db], 'alice-pw\n');
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^Added Alice [0-9a-f-]{36}\n$/);
+    assert.match(r.stdout, /^Added Alice [0-9a-f-]{36}\nCreated a new database at \S+\n$/);
     const list = await runDeno(USER_GRANTS, ['user', 'list', '--db', db]);
     assert.match(list.stdout, /^Alice {2}/, list.stderr);
   });
@@ -143,6 +143,7 @@ describe('Deno with the narrowest permissions', () => {
     for (const name of [ENV_NAMES[0]!, envName('shutdown-timeout')]) {
       assertDenied(await runDeno({ ...SERVER_GRANTS, env: ENV_NAMES.filter((n) => n !== name) }, serve), `env access to "${name}"`);
     }
-    assertDenied(await runDeno({ ...USER_GRANTS, env: ['MCAUTH_CONFIG'] }, ['user', 'list']), 'env access to "MCAUTH_DB"');
+    assertDenied(await runDeno({ ...USER_GRANTS, env: USER_GRANTS.env!.filter((n) => n !== 'MCAUTH_DB') }, ['user', 'list']), 'env access to "MCAUTH_DB"');
+    assertDenied(await runDeno({ ...USER_GRANTS, env: USER_GRANTS.env!.filter((n) => n !== 'MCAUTH_PUBLIC_URL') }, ['user', 'list']), 'env access to "MCAUTH_PUBLIC_URL"');
   });
 });

@@ -166,7 +166,6 @@ describe('/auth refusals of the two shapes', () => {
     ['username not a string', { username: 42, password: PW }, 'Field "username" must be a string'],
     ['username without a password', { username: 'Alice' }, 'Field "password" must be a string'],
     ['clientToken not a string', { username: 'Alice', password: PW, clientToken: 123 }, 'Field "clientToken" must be a string'],
-    ['clientToken null', { username: 'Alice', password: PW, clientToken: null }, 'Field "clientToken" must be a string'],
     ['clientToken over 128 characters', { username: 'Alice', password: PW, clientToken: 'x'.repeat(129) }, 'Field "clientToken" is longer than 128 characters'],
     ['clientToken with a lone surrogate', { username: 'Alice', password: PW, clientToken: 'ab\ud800' }, 'Field "clientToken" is not well-formed Unicode'],
   ];
@@ -175,6 +174,11 @@ describe('/auth refusals of the two shapes', () => {
       assertFail(await launcherPost(extended, '/auth', body), 400, error);
     });
   }
+
+  test('a null clientToken counts as none: a new one is made', async () => {
+    const result = assertOk(await launcherPost(extended, '/auth', { username: 'Bob', password: PW, clientToken: null }));
+    assert.match(result.clientToken, /^[0-9a-f]{32}$/);
+  });
 
   test('the contract\'s shape ignores a clientToken, as it ignores any other key', async () => {
     const result = assertOk(await launcherPost(extended, '/auth', { login: 'Bob', password: PW, clientToken: 123, agent: {} }));

@@ -7,7 +7,9 @@
 // fields and of overlong quotes.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
+import { encodePng } from '../helpers/png.ts';
 import { startServer, tempDir, runCli, addUser } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
 import { assertFail, assertOk, join, login } from './util.ts';
@@ -16,6 +18,8 @@ const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'life.db');
 const ADMIN = 'lifecycle-admin-token-0123456789';
 const PASSWORD = 'correct-horse-1';
+/** The line a user command ends with: the database it used. */
+const DB_LINE = `Database: ${db}\n`;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 let s: RunningServer; // default policy, admin API on
@@ -45,12 +49,12 @@ describe('password policy', () => {
   // Rule: a new password has at least 8 code points by default, in the CLI and the admin API.
   test('8 characters by default: 7 are refused with the number, 8 are taken', async () => {
     const short = await cli(['add', 'Shorty'], 'seven-7\n');
-    assert.deepEqual([short.code, short.stderr], [1, 'The password must be at least 8 characters\n']);
+    assert.deepEqual([short.code, short.stderr], [1, `The password must be at least 8 characters\n${DB_LINE}`]);
     assertFail(await admin(s, 'POST', '/admin/users', { name: 'Shorty', password: 'seven-7' }), 400, 'The password must be at least 8 characters');
     assertOk(await admin(s, 'POST', '/admin/users', { name: 'Shorty', password: 'eight-88' }));
     assert.equal((await login(s, 'Shorty', 'eight-88')).username, 'Shorty');
     const passwd = await cli(['passwd', 'Shorty'], 'short\n');
-    assert.deepEqual([passwd.code, passwd.stderr], [1, 'The password must be at least 8 characters\n']);
+    assert.deepEqual([passwd.code, passwd.stderr], [1, `The password must be at least 8 characters\n${DB_LINE}`]);
     assertFail(await admin(s, 'POST', '/admin/users/Shorty/password', { password: 'short' }), 400, 'The password must be at least 8 characters');
   });
 
@@ -66,7 +70,7 @@ describe('password policy', () => {
     assertFail(await admin(strict, 'POST', '/admin/users', { name: 'Strict', password: 'eleven-char' }), 400, 'The password must be at least 12 characters');
     assertOk(await admin(strict, 'POST', '/admin/users', { name: 'Strict', password: 'twelve-chars' }));
     const cliStrict = await cli(['add', 'Strict2'], 'eleven-char\n', { MCAUTH_MIN_PASSWORD_LENGTH: '12' });
-    assert.deepEqual([cliStrict.code, cliStrict.stderr], [1, 'The password must be at least 12 characters\n']);
+    assert.deepEqual([cliStrict.code, cliStrict.stderr], [1, `The password must be at least 12 characters\n${DB_LINE}`]);
     const bad = await runCli(['serve', '--min-password-length', '0', '--db', ':memory:']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--min-password-length must be a whole number from 1 to 256/);
@@ -137,9 +141,9 @@ describe('rename', () => {
     assert.equal((await cli(['set', 'OldName', '--skin-url', 'https://skins.example/o.png', '--slim'])).code, 0);
     const { accessToken } = await login(s, 'OldName', PASSWORD);
     const taken = await cli(['rename', 'OldName', 'TAKEN']);
-    assert.deepEqual([taken.code, taken.stderr], [1, 'The name "TAKEN" is taken\n']);
+    assert.deepEqual([taken.code, taken.stderr], [1, `The name "TAKEN" is taken\n${DB_LINE}`]);
     const invalid = await cli(['rename', 'OldName', 'no spaces']);
-    assert.deepEqual([invalid.code, invalid.stderr], [1, 'Invalid name "no spaces": use 3 to 16 letters, digits and _\n']);
+    assert.deepEqual([invalid.code, invalid.stderr], [1, `Invalid name "no spaces": use 3 to 16 letters, digits and _\n${DB_LINE}`]);
 
     const renamed = await cli(['rename', 'oldname', 'NewName']);
     assert.equal(renamed.code, 0, renamed.stderr);
@@ -225,6 +229,27 @@ describe('traps', () => {
     }
   });
 
+  // Rule: user skin / user cape warn when no public URL is set where they can see it (environment, config file).
+  test('user skin and user cape warn without a public URL in the environment or the config file', async () => {
+    await addUser(db, 'Painter', PASSWORD);
+    const png = pathJoin(tmp.dir, 'painter.png');
+    writeFileSync(png, encodePng(64, 64, { seed: 7 }));
+    const cape = pathJoin(tmp.dir, 'painter-cape.png');
+    writeFileSync(cape, encodePng(64, 32, { seed: 8 }));
+    const config = pathJoin(tmp.dir, 'painter.json');
+    writeFileSync(config, JSON.stringify({ db, publicUrl: 'https://auth.example.org' }));
+    const warning = /warning: no public URL in MCAUTH_PUBLIC_URL or a --config file: a server started without --public-url leaves this (skin|cape) out of its answers/;
+    for (const [kind, file] of [['skin', png], ['cape', cape]]) {
+      const bare = await cli([kind!, 'Painter', file!]);
+      assert.equal(bare.code, 0, bare.stderr);
+      assert.match(bare.stderr, warning);
+      const viaEnv = await cli([kind!, 'Painter', file!], '', { MCAUTH_PUBLIC_URL: 'https://auth.example.org' });
+      assert.deepEqual([viaEnv.code, viaEnv.stderr], [0, '']);
+      const viaFile = await runCli(['user', kind!, 'Painter', file!, '--config', config]);
+      assert.deepEqual([viaFile.code, viaFile.stderr], [0, '']);
+    }
+  });
+
   // Rule: the admin API refuses unknown fields with 400 naming the field; no silent random UUID.
   test('admin API: an unknown field is a 400 naming it, and nothing is created', async () => {
     assertFail(
@@ -253,7 +278,7 @@ describe('traps', () => {
       `Invalid URL "ftp://${'z'.repeat(58)}…": use an https:// address (http:// only with --allow-http-textures)`,
     );
     const r = await cli(['passwd', long], `${PASSWORD}\n`);
-    assert.equal(r.stderr, `No player named ${cut}\n`);
+    assert.equal(r.stderr, `No player named ${cut}\n${DB_LINE}`);
   });
 
   // Rule: external texture URLs are https (http only with --allow-http-textures), at most 2,048 characters, without a user or password.

@@ -12,10 +12,9 @@
 // readable line an event instead of JSON.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { join as pathJoin } from 'node:path';
-import { addUser, childEnv, fetchReply, freePort, serverCommand, startServer, tempDir } from '../helpers/process.ts';
+import { addUser, fetchReply, spawnOnPort, startServer, tempDir, type Spawned } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
 import { assertFail, assertOk, sleep } from './util.ts';
 
@@ -96,7 +95,7 @@ describe('a session at --log-level debug with an API key and an admin token', ()
       sent.push(['GET', '/admin/users', 200, undefined, undefined]);
 
       assert.equal(assertOk(await post(s, '/admin/users', { name: 'Carol', password: CAROL_PW }, { authorization: `Bearer ${ADMIN_TOKEN}` })).name, 'Carol');
-      sent.push(['POST', '/admin/users', 200, undefined, undefined]);
+      sent.push(['POST', '/admin/users', 200, undefined, 'Carol']);
 
       tokens.push(assertOk(await post(s, '/auth', { login: 'Carol', password: CAROL_PW }, BEARER)).accessToken);
       sent.push(['POST', '/auth', 200, 'ok', 'Carol']);
@@ -112,7 +111,7 @@ describe('a session at --log-level debug with an API key and an admin token', ()
       assert.equal((await post(s, '/auth', { login: WRONG_PW, password: ALICE_PW }, BEARER)).status, 400);
       sent.push(['POST', '/auth', 400, 'invalid', undefined]);
 
-      // Admin changes name their player by the path, decoded ("%43" is "C").
+      // Admin changes name their player as registered ("%43arol" is Carol).
       assertOk(await s.request('/admin/users/%43arol/revoke', { method: 'POST', headers: ADMIN }));
       sent.push(['POST', '/admin/users/%43arol/revoke', 200, undefined, 'Carol']);
 
@@ -232,47 +231,6 @@ test('--log-level info (the default): request lines, no debug line', async () =>
   );
   assert.ok(!s.stdout().includes(WRONG_PW));
 });
-
-interface Spawned {
-  stdout: () => string;
-  stderr: () => string;
-  /** SIGTERM, then the exit status once stdout and stderr are closed. */
-  stop: () => Promise<number | null>;
-}
-
-/**
- * Starts the server on a fixed free port (no "listening" line to read the port from at these
- * levels) and resolves once GET /health answers.
- */
-async function spawnOnPort(args: string[]): Promise<Spawned & { port: number }> {
-  const port = await freePort();
-  const [cmd, ...pre] = serverCommand();
-  const child = spawn(cmd!, [...pre, 'serve', '--port', String(port), ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  const stop = (): Promise<number | null> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    return closed;
-  };
-  const until = Date.now() + 15_000;
-  for (;;) {
-    if (child.exitCode !== null) assert.fail(`the server exited (${child.exitCode}):\n${out}\n${err}`);
-    try {
-      if ((await fetchReply(`http://127.0.0.1:${port}/health`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) {
-      await stop();
-      assert.fail(`the server did not answer /health in time:\n${out}\n${err}`);
-    }
-    await sleep(50);
-  }
-  return { port, stdout: () => out, stderr: () => err, stop };
-}
 
 /**
  * Logs in, fails a login, asks for an unknown path, then leaves a request half-sent and stops

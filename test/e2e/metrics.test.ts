@@ -1,14 +1,14 @@
 // GET {base}/metrics: only with --metrics (else 404 "Unknown endpoint"), in Prometheus' text
 // format (read by the strict parser in test/helpers/prometheus.ts), behind --api-key when that is
 // set (Bearer or ?key=), while /health stays open. Each login, join and hasJoined moves its
-// outcome counter (ok, bad_credentials, throttled, busy, invalid; ok, bad_token, invalid; hit,
+// outcome counter (ok, bad_credentials, locked, throttled, busy, invalid; ok, bad_token, invalid; hit,
 // miss, invalid) and http_requests_total{route,status} by exactly one; route labels are route
 // patterns, never raw paths; the duration histogram counts every request of its route.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
-import { startServer, addUser, tempDir, timedPost } from '../helpers/process.ts';
+import { startServer, addUser, runCli, tempDir, timedPost } from '../helpers/process.ts';
 import type { RunningServer, Timed } from '../helpers/process.ts';
 import { FREE_LOGIN_FAILURES } from '../../src/limits.ts';
 import { countOf, histogram, METRIC_TYPES, OUTCOMES, parseExposition, samplesNamed, valueOf, type Exposition } from '../helpers/prometheus.ts';
@@ -28,7 +28,9 @@ let aliceUuid = '';
 const testStart = Date.now() / 1000;
 
 before(async () => {
-  [aliceUuid] = await Promise.all([addUser(db, 'Alice', 'alice-pw'), addUser(db, 'Busy', 'busy-password')]);
+  [aliceUuid] = await Promise.all([addUser(db, 'Alice', 'alice-pw'), addUser(db, 'Busy', 'busy-password'), addUser(db, 'Locked', 'locked-pw')]);
+  const lock = await runCli(['user', 'lock', 'Locked', '--db', db]);
+  assert.equal(lock.code, 0, lock.stderr);
   [plain, metered, busy, keyed] = await Promise.all([
     startServer(['--db', db]),
     startServer(['--db', db, '--metrics']),
@@ -98,6 +100,7 @@ describe('with --metrics', () => {
     }
     assert.ok(guesses >= FREE_LOGIN_FAILURES, `only ${guesses} failures were free`);
     assertFail(await metered.post('/auth', { login: 'x!', password: 'p' }), 400, 'Field "login" is not a valid player name');
+    assertFail(await metered.post('/auth', { login: 'Locked', password: 'locked-pw' }), 403, 'This account is locked');
 
     // Joins: 1 ok, 1 with an unknown token, 1 invalid.
     assert.equal(await join(metered, token, aliceUuid, 'metrics-server'), true);
@@ -118,7 +121,7 @@ describe('with --metrics', () => {
     const moved = mover(before, after);
     const outcomes = Object.fromEntries(Object.entries(OUTCOMES).map(([name, list]) => [name, Object.fromEntries(list.map((o) => [o, moved(name, { outcome: o })]))]));
     assert.deepEqual(outcomes, {
-      auth_logins_total: { ok: 2, bad_credentials: 1 + guesses, throttled: 1, busy: 0, invalid: 1, error: 0 },
+      auth_logins_total: { ok: 2, bad_credentials: 1 + guesses, locked: 1, throttled: 1, busy: 0, invalid: 1, error: 0 },
       auth_joins_total: { ok: 1, bad_token: 1, invalid: 1, error: 0 },
       auth_has_joined_total: { hit: 1, miss: 1, invalid: 1, error: 0 },
     });
@@ -135,6 +138,7 @@ describe('with --metrics', () => {
       '/auth 401': 1 + guesses,
       '/auth 429': 1,
       '/auth 400': 1,
+      '/auth 403': 1,
       '/join 200': 2,
       '/join 400': 1,
       '/hasJoined 200': 1,
@@ -155,7 +159,7 @@ describe('with --metrics', () => {
     for (const s of now) assert.ok(ROUTES.has(s.labels.route!), `histogram route ${JSON.stringify(s.labels.route)} is a pattern`);
     assert.deepEqual(
       ['/auth', '/join', '/hasJoined', '/textures/:hash', 'unmatched'].map((r) => of(now, r).count - of(was, r).count),
-      [5 + guesses, 3, 3, 1, 1],
+      [6 + guesses, 3, 3, 1, 1],
     );
     assert.ok(of(now, '/auth').sum > of(was, '/auth').sum, 'the logins took some time');
     assert.equal(valueOf(after, 'auth_scrypt_running'), 0, 'no hash runs at rest');
@@ -177,7 +181,7 @@ describe('with --metrics', () => {
     const moved = mover(before, after);
     assert.deepEqual(
       OUTCOMES.auth_logins_total!.map((o) => [o, moved('auth_logins_total', { outcome: o })]),
-      [['ok', count(200)], ['bad_credentials', 0], ['throttled', 0], ['busy', count(503)], ['invalid', 0], ['error', 0]],
+      [['ok', count(200)], ['bad_credentials', 0], ['locked', 0], ['throttled', 0], ['busy', count(503)], ['invalid', 0], ['error', 0]],
     );
     assert.equal(moved('http_requests_total', { route: '/auth', status: '503' }), count(503));
     assert.equal(moved('http_requests_total', { route: '/auth', status: '200' }), count(200));

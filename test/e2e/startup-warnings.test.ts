@@ -11,10 +11,9 @@
 // (here 022, the usual one), by the server and by `user add` on a new path.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
-import { addUser, childEnv, fetchReply, freePort, runCli, RUNTIME, serverCommand, startServer, tempDir } from '../helpers/process.ts';
+import { addUser, fetchReply, runCli, RUNTIME, spawnOnPort, startServer, tempDir } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
 import { encodePng } from '../helpers/png.ts';
 import { assertOk, sleep } from './util.ts';
@@ -156,33 +155,11 @@ describe('a non-loopback --host without --api-key', () => {
   });
 });
 
-/** Starts the server on a fixed port (no listening line at --log-level error), waits for /health, stops it: its stdout. */
+/** The whole standard output of a server started on a fixed port (at levels with no listening line), once it answered /health and stopped. */
 async function stdoutAtFixedPort(args: string[]): Promise<string> {
-  const port = await freePort();
-  const [cmd, ...pre] = serverCommand();
-  const child = spawn(cmd!, [...pre, 'serve', '--port', String(port), ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  try {
-    const until = Date.now() + 15_000;
-    for (;;) {
-      if (child.exitCode !== null) assert.fail(`the server exited (${child.exitCode}):\n${out}\n${err}`);
-      try {
-        if ((await fetchReply(`http://127.0.0.1:${port}/health`)).status === 200) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > until) assert.fail(`no answer from /health in time:\n${out}\n${err}`);
-      await sleep(50);
-    }
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  }
-  assert.equal(await closed, 0, err);
-  return out;
+  const s = await spawnOnPort(args);
+  assert.equal(await s.stop(), 0, s.stderr());
+  return s.stdout();
 }
 
 test('every condition at once: four warnings, one each, at info and debug; none at error', async () => {

@@ -320,3 +320,44 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((r) => s.close(() => r()));
   return port;
 }
+
+export interface Spawned {
+  stdout: () => string;
+  stderr: () => string;
+  /** SIGTERM, then the exit status once stdout and stderr are closed. */
+  stop: () => Promise<number | null>;
+}
+
+/**
+ * Starts the server on a fixed free port (no "listening" line to read the port from at these
+ * levels) and resolves once GET /health answers.
+ */
+export async function spawnOnPort(args: string[]): Promise<Spawned & { port: number }> {
+  const port = await freePort();
+  const [cmd, ...pre] = serverCommand();
+  const child = spawn(cmd!, [...pre, 'serve', '--port', String(port), ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  const stop = (): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    return closed;
+  };
+  const until = Date.now() + START_MS;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${out}\n${err}`);
+    try {
+      if ((await fetchReply(`http://127.0.0.1:${port}/health`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) {
+      await stop();
+      throw new Error(`the server did not answer /health in time:\n${out}\n${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { port, stdout: () => out, stderr: () => err, stop };
+}

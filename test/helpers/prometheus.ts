@@ -42,7 +42,7 @@ export const METRIC_TYPES: Readonly<Record<string, MetricType>> = {
 
 /** Every outcome each outcome counter reports (each from 0), in the order it reports them. */
 export const OUTCOMES: Readonly<Record<string, string[]>> = {
-  auth_logins_total: ['ok', 'bad_credentials', 'throttled', 'busy', 'invalid', 'error'],
+  auth_logins_total: ['ok', 'bad_credentials', 'locked', 'throttled', 'busy', 'invalid', 'error'],
   auth_joins_total: ['ok', 'bad_token', 'invalid', 'error'],
   auth_has_joined_total: ['hit', 'miss', 'invalid', 'error'],
 };

@@ -89,3 +89,26 @@ test('an unknown login costs a password verification, like a wrong password', as
   // the bound is loose on purpose (this is not a benchmark; bench/ measures it closely).
   assert.ok(unknown > wrong / 2, `unknown ${unknown.toFixed(1)} ms, wrong password ${wrong.toFixed(1)} ms`);
 });
+
+// Rule: a lock or a password change that lands while a login's password is being checked wins:
+// the login gets no token (403 for the lock, 401 for the changed password).
+test('a lock or a new password landing during the hash check refuses the login', async () => {
+  for (const [change, kind, message] of [
+    ['lock', 'forbidden', 'This account is locked: mid-login'],
+    ['passwd', 'unauthorized', 'Wrong login or password'],
+  ] as const) {
+    const store = createMemoryStore();
+    const service = createService(store, { ...OPTIONS });
+    const alice = await service.addUser({ name: 'Alice', password: 'open-sesame' });
+    const recordLogin = store.recordLogin.bind(store);
+    // The change lands just before the login would store its token.
+    store.recordLogin = async (...args) => {
+      if (change === 'lock') await service.lockUser('Alice', 'mid-login');
+      else await service.changePassword('Alice', 'a-new-password');
+      return recordLogin(...args);
+    };
+    await assert.rejects(service.login('alice', 'open-sesame'), { kind, message }, change);
+    store.recordLogin = recordLogin;
+    assert.equal((await store.findUserById(alice.id))!.lastLoginAt, null, `${change}: no login was recorded`);
+  }
+});

@@ -57,7 +57,7 @@ test('sqlite: tokens are kept only as the digests handed in', async () => {
   const path = join(dir, 'digest.db');
   const store = await openSqliteStore(path);
   await store.createUser(user('Alice', '00000000-0000-4000-8000-00000000000a'));
-  await store.recordLogin('00000000-0000-4000-8000-00000000000a', 'the-digest', 0, 1e12, 16);
+  await store.recordLogin('00000000-0000-4000-8000-00000000000a', user('Alice', 'x').passwordHash, 'the-digest', 0, 1e12, 16);
   await store.close();
   const db = new DatabaseSync(path);
   assert.deepEqual(db.prepare('SELECT digest FROM tokens').all().map((r) => ({ ...r })), [{ digest: 'the-digest' }]);

@@ -7,7 +7,7 @@ export function user(name: string, id: string, extra: Partial<User> = {}): User 
   return {
     id,
     name,
-    passwordHash: 'scrypt$1$1$1$AA==$AA==',
+    passwordHash: HASH,
     skinUrl: null,
     skinHash: null,
     capeUrl: null,
@@ -21,6 +21,8 @@ export function user(name: string, id: string, extra: Partial<User> = {}): User 
   };
 }
 
+/** The hash every test user has (see user()): what a login verified. */
+const HASH = 'scrypt$1$1$1$AA==$AA==';
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
 const C = '00000000-0000-4000-8000-00000000000c';
@@ -71,7 +73,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
     test('a token records joins for its owner only, until it expires', async () => {
       await store.createUser(user('Alice', A));
       await store.createUser(user('Bob', B));
-      await store.recordLogin(A, 'd1', 1000, 2000, 16);
+      await store.recordLogin(A, HASH, 'd1', 1000, 2000, 16);
       assert.equal(await store.recordJoin('d1', B, 'srv', 1500), false, 'foreign token');
       assert.equal(await store.recordJoin('nope', A, 'srv', 1500), false, 'unknown token');
       assert.equal(await store.findJoin('alice', 'srv', 0), undefined, 'a refused join records nothing');
@@ -81,17 +83,17 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
 
     test('keeps the newest live tokens and drops expired ones', async () => {
       await store.createUser(user('Alice', A));
-      for (let i = 1; i <= 4; i++) await store.recordLogin(A, `d${i}`, 1000, 10_000, 3);
+      for (let i = 1; i <= 4; i++) await store.recordLogin(A, HASH, `d${i}`, 1000, 10_000, 3);
       assert.equal(await store.recordJoin('d1', A, 's', 1001), false, 'the oldest went first');
       for (const d of ['d2', 'd3', 'd4']) assert.equal(await store.recordJoin(d, A, 's', 1001), true, d);
-      await store.recordLogin(A, 'late', 20_000, 30_000, 3);
+      await store.recordLogin(A, HASH, 'late', 20_000, 30_000, 3);
       assert.equal(await store.recordJoin('late', A, 's', 20_001), true);
     });
 
     test('finds the latest join by name, server and age', async () => {
       await store.createUser(user('Alice', A));
       await store.setTextures(A, { skinUrl: 'https://s/1.png' });
-      await store.recordLogin(A, 'd', 0, 1e12, 16);
+      await store.recordLogin(A, HASH, 'd', 0, 1e12, 16);
       await store.recordJoin('d', A, 'one', 100);
       assert.deepEqual(await store.findJoin('ALICE', 'one', 99), user('Alice', A, { skinUrl: 'https://s/1.png', lastLoginAt: 0 }));
       assert.equal(await store.findJoin('alice', 'one', 100), undefined, 'not younger than the limit');
@@ -103,8 +105,8 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
 
     test('a new password hash can end every session at once', async () => {
       await store.createUser(user('Alice', A));
-      await store.recordLogin(A, 'd1', 0, 1e12, 16);
-      await store.recordLogin(A, 'd2', 0, 1e12, 16);
+      await store.recordLogin(A, HASH, 'd1', 0, 1e12, 16);
+      await store.recordLogin(A, HASH, 'd2', 0, 1e12, 16);
       await store.setPasswordHash(A, 'kept-sessions', false);
       assert.equal(await store.recordJoin('d1', A, 's', 1), true);
       await store.setPasswordHash(A, 'new', true);
@@ -166,7 +168,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
 
     test('deleting a user takes its tokens and join along', async () => {
       await store.createUser(user('Alice', A));
-      await store.recordLogin(A, 'd', 0, 1e12, 16);
+      await store.recordLogin(A, HASH, 'd', 0, 1e12, 16);
       await store.recordJoin('d', A, 's', 1);
       assert.equal(await store.deleteUser(A), true);
       assert.equal(await store.deleteUser(A), false);
@@ -177,24 +179,37 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
 
     test('a login records its time and a token; a locked or missing user gets neither', async () => {
       await store.createUser(user('Alice', A));
-      assert.equal(await store.recordLogin(A, 'd1', 1000, 1e12, 16), true);
+      assert.equal(await store.recordLogin(A, HASH, 'd1', 1000, 1e12, 16), true);
       assert.equal((await store.findUserById(A))!.lastLoginAt, 1000);
       assert.equal(await store.setLock(A, { at: 1100, reason: 'cheating' }), true);
-      assert.equal(await store.recordLogin(A, 'd2', 1200, 1e12, 16), false);
+      assert.equal(await store.recordLogin(A, HASH, 'd2', 1200, 1e12, 16), false);
       assert.equal(await store.recordJoin('d2', A, 's', 1300), false, 'no token was stored for the locked user');
       assert.equal((await store.findUserById(A))!.lastLoginAt, 1000, 'a refused login is no login');
-      assert.equal(await store.recordLogin(B, 'd3', 1200, 1e12, 16), false);
+      assert.equal(await store.recordLogin(B, HASH, 'd3', 1200, 1e12, 16), false);
       assert.equal(await store.recordJoin('d3', B, 's', 1300), false);
+    });
+
+    test('a login whose verified hash was replaced meanwhile records nothing; a rehash does not undo a new password', async () => {
+      await store.createUser(user('Alice', A));
+      await store.setPasswordHash(A, 'changed-by-admin', true);
+      assert.equal(await store.recordLogin(A, HASH, 'd', 1000, 1e12, 16), false);
+      assert.equal(await store.recordJoin('d', A, 's', 1001), false, 'no token was stored');
+      await store.setPasswordHash(A, 'rehash-of-old', false, undefined, HASH);
+      assert.equal((await store.findUserById(A))!.passwordHash, 'changed-by-admin');
+      await store.setPasswordHash(A, 'rehash-of-new', false, undefined, 'changed-by-admin');
+      assert.equal((await store.findUserById(A))!.passwordHash, 'rehash-of-new');
     });
 
     test('a lock ends every token and the join at once, keeps the user, and an unlock lifts it', async () => {
       await store.createUser(user('Alice', A));
-      await store.recordLogin(A, 'd', 0, 1e12, 16);
+      await store.recordLogin(A, HASH, 'd', 0, 1e12, 16);
       assert.equal(await store.recordJoin('d', A, 's', 10), true);
       assert.equal(await store.setLock(A, { at: 20, reason: 'cheating' }), true);
       assert.equal(await store.findJoin('alice', 's', 0), undefined, 'the join is gone');
       assert.equal(await store.recordJoin('d', A, 's', 30), false, 'the token is gone');
       assert.deepEqual(await store.findUserByName('alice'), user('Alice', A, { lastLoginAt: 0, lockedAt: 20, lockReason: 'cheating' }));
+      assert.equal(await store.setLock(A, { at: 25, reason: 'still cheating' }), true);
+      assert.deepEqual(await store.findUserById(A), user('Alice', A, { lastLoginAt: 0, lockedAt: 20, lockReason: 'still cheating' }), 'locked since the first lock');
       assert.equal(await store.setLock(A, null), true);
       assert.deepEqual(await store.findUserById(A), user('Alice', A, { lastLoginAt: 0 }));
       assert.equal(await store.recordJoin('d', A, 's', 40), false, 'an unlock brings no token back');
@@ -205,7 +220,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       await store.createUser(user('Alice', A));
       await store.createUser(user('Bob', B));
       for (const [id, d] of [[A, 'a'], [B, 'b']] as const) {
-        await store.recordLogin(id, d, 0, 1e12, 16);
+        await store.recordLogin(id, HASH, d, 0, 1e12, 16);
         assert.equal(await store.recordJoin(d, id, 's', 10), true);
       }
       await store.endSessions(A);
@@ -221,7 +236,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
     test('a rename keeps the id, tokens and join, frees the old name, and refuses a name taken in any case', async () => {
       await store.createUser(user('Alice', A));
       await store.createUser(user('Bob', B));
-      await store.recordLogin(A, 'd', 0, 1e12, 16);
+      await store.recordLogin(A, HASH, 'd', 0, 1e12, 16);
       await store.recordJoin('d', A, 's', 10);
       assert.equal(await store.renameUser(A, 'BOB'), 'name_taken');
       assert.equal(await store.renameUser(A, 'Alicia'), 'renamed');
@@ -272,7 +287,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
 
     test('a live token finds its user; an expired, unknown or ended one none', async () => {
       await store.createUser(user('Alice', A));
-      await store.recordLogin(A, 'd1', 100, 1000, 16);
+      await store.recordLogin(A, HASH, 'd1', 100, 1000, 16);
       assert.deepEqual(await store.findUserByToken('d1', 999), user('Alice', A, { lastLoginAt: 100 }));
       assert.equal(await store.findUserByToken('d1', 1000), undefined, 'expired at expiresAt');
       assert.equal(await store.findUserByToken('d2', 500), undefined);
@@ -283,8 +298,8 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
     test('a new password can end every session but one token; the join ends too', async () => {
       await store.createUser(user('Alice', A));
       await store.createUser(user('Bob', B));
-      for (const d of ['keep', 'other']) await store.recordLogin(A, d, 0, 1e12, 16);
-      await store.recordLogin(B, 'bob', 0, 1e12, 16);
+      for (const d of ['keep', 'other']) await store.recordLogin(A, HASH, d, 0, 1e12, 16);
+      await store.recordLogin(B, HASH, 'bob', 0, 1e12, 16);
       assert.equal(await store.recordJoin('other', A, 's', 10), true);
       await store.setPasswordHash(A, 'new', true, 'keep');
       assert.equal(await store.findJoin('alice', 's', 0), undefined, 'the join is gone');
@@ -302,7 +317,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.setResetCode(A, 'r1', 1000), true);
       assert.equal(await store.setResetCode(A, 'r2', 1000), true);
       assert.equal(await store.useResetCode('r1', 10, 'h1'), undefined, 'voided by the newer code');
-      await store.recordLogin(A, 'd', 0, 1e12, 16);
+      await store.recordLogin(A, HASH, 'd', 0, 1e12, 16);
       await store.recordJoin('d', A, 's', 5);
       assert.equal(await store.useResetCode('r2', 1000, 'h2'), undefined, 'expired at expiresAt');
       assert.equal((await store.findUserById(A))?.passwordHash, user('Alice', A).passwordHash, 'a refused code writes nothing');
