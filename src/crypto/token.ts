@@ -8,9 +8,12 @@ export function issueToken(): { token: string; digest: string } {
   return { token, digest: digestToken(token) };
 }
 
-/** 128 random bits in base64url (22 characters): safe in a URL fragment, too many to guess. */
+/**
+ * 128 random bits in hex (32 characters): safe in a URL fragment and on a command line (a
+ * base64url code may start with "-", which a shell command would take for an option).
+ */
 export function issueCode(): { code: string; digest: string } {
-  const code = randomBytes(16).toString('base64url');
+  const code = randomBytes(16).toString('hex');
   return { code, digest: digestToken(code) };
 }
 

@@ -67,34 +67,34 @@ test('user skin and user cape store hosted textures from files, and refuse bad o
 test('invite create, list and revoke: the code shown once, an id after, the link with a public URL', async () => {
   const url = { MCAUTH_PUBLIC_URL: 'https://auth.example.org', MCAUTH_BASE_PATH: 'mc' };
   const made = await run(['invite', 'create', '--uses', '3', '--expires', '60'], '', url);
-  const [, id, code] = /^Invite ([0-9a-f]{12}) for 3 players, valid until \S+ \S+ UTC; its code is shown only now:\nCode: ([\w-]{22})\n/.exec(made.stdout) ?? [];
+  const [, id, code] = /^Invite ([0-9a-f]{12}) for 3 players, valid until \S+ \S+ UTC; its code is shown only now:\nCode: ([0-9a-f]{32})\n/.exec(made.stdout) ?? [];
   assert.ok(id && code, made.stdout);
   assert.equal(made.stdout, `${made.stdout.split('\n')[0]}\nCode: ${code}\nLink: https://auth.example.org/mc/account#invite=${code}\n${DB_LINE}`);
   const plain = await run(['invite', 'create']);
-  assert.match(plain.stdout, /^Invite [0-9a-f]{12} for 1 player, valid until .*\nCode: [\w-]{22}\nDatabase: /, 'no link without a public URL');
+  assert.match(plain.stdout, /^Invite [0-9a-f]{12} for 1 player, valid until .*\nCode: [0-9a-f]{32}\nDatabase: /, 'no link without a public URL');
   const list = (await run(['invite', 'list'])).stdout;
   assert.match(list, new RegExp(`^${id} {2}3 uses left {2}expires \\S+ \\S+ UTC {2}created \\S+ \\S+ UTC\n[0-9a-f]{12} {2}1 use left `), list);
   assert.equal((await run(['invite', 'revoke', code!])).stdout, `Revoked invite ${id}\n${DB_LINE}`);
   const other = /Invite ([0-9a-f]{12})/.exec(plain.stdout)![1]!;
   assert.equal((await run(['invite', 'revoke', other])).stdout, `Revoked invite ${other}\n${DB_LINE}`, 'by its id');
   assert.equal((await run(['invite', 'list'])).stdout, `No invites that can still be used\n${DB_LINE}`);
-  assert.deepEqual(await run(['invite', 'revoke', other]), { code: 1, stdout: '', stderr: `No invite "${other}"\n` });
-  assert.deepEqual(await run(['invite', 'create', '--uses', '0']), { code: 1, stdout: '', stderr: 'The uses must be a whole number from 1 to 10000\n' });
-  assert.deepEqual(await run(['invite', 'create', '--expires', '0']), { code: 1, stdout: '', stderr: 'The expiry must be a whole number of seconds from 1 to 315360000\n' });
+  assert.deepEqual(await run(['invite', 'revoke', other]), { code: 1, stdout: '', stderr: `No invite "${other}"\n${DB_LINE}` });
+  assert.deepEqual(await run(['invite', 'create', '--uses', '0']), { code: 1, stdout: '', stderr: `The uses must be a whole number from 1 to 10000\n${DB_LINE}` });
+  assert.deepEqual(await run(['invite', 'create', '--expires', '0']), { code: 1, stdout: '', stderr: `The expiry must be a whole number of seconds from 1 to 315360000\n${DB_LINE}` });
 });
 
 test('user reset-link prints a one-time link (or the code alone, with a warning) valid for --reset-ttl', async () => {
   await run(['user', 'add', 'Forgetful'], 'open-sesame');
   const linked = await run(['user', 'reset-link', 'forgetful'], '', { MCAUTH_PUBLIC_URL: 'https://auth.example.org', MCAUTH_RESET_TTL: '120' });
-  const [, until, code] = /^Reset link for Forgetful, valid once until (\S+ \S+) UTC; any earlier one is void:\nhttps:\/\/auth\.example\.org\/account#reset=([\w-]{22})\n/.exec(linked.stdout) ?? [];
+  const [, until, code] = /^Reset link for Forgetful, valid once until (\S+ \S+) UTC; any earlier one is void:\nhttps:\/\/auth\.example\.org\/account#reset=([0-9a-f]{32})\n/.exec(linked.stdout) ?? [];
   assert.ok(code, linked.stdout);
   const minutes = (Date.parse(`${until!.replace(' ', 'T')}Z`) - Date.now()) / 60_000;
   assert.ok(minutes > 1 && minutes <= 2, `valid for 2 minutes: ${until}`);
   assert.equal(linked.stderr, '');
   const bare = await run(['user', 'reset-link', 'Forgetful']);
-  assert.match(bare.stdout, /^Reset link for Forgetful, valid once until .*; any earlier one is void:\n[\w-]{22}\nDatabase: /);
+  assert.match(bare.stdout, /^Reset link for Forgetful, valid once until .*; any earlier one is void:\n[0-9a-f]{32}\nDatabase: /);
   assert.match(bare.stderr, /^mcauth: warning: no public URL in MCAUTH_PUBLIC_URL or a --config file: the link is the account page's address/);
-  assert.deepEqual(await run(['user', 'reset-link', 'Nobody']), { code: 1, stdout: '', stderr: 'No player named "Nobody"\n' });
+  assert.deepEqual(await run(['user', 'reset-link', 'Nobody']), { code: 1, stdout: '', stderr: `No player named "Nobody"\n${DB_LINE}` });
 });
 
 test('refusals exit 1 with the reason on standard error', async () => {

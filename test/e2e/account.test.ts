@@ -107,7 +107,7 @@ const hasJoined = (s: RunningServer, name: string, serverID = 'account-test'): P
 async function inviteCode(extra: string[] = [], env: Record<string, string> = {}): Promise<{ code: string; id: string; stdout: string }> {
   const r = await runCli(['invite', 'create', '--db', db, ...extra], { env });
   assert.equal(r.code, 0, r.stderr);
-  const m = /^Invite ([0-9a-f]{12}) .*\nCode: ([A-Za-z0-9_-]{22})\n/.exec(r.stdout);
+  const m = /^Invite ([0-9a-f]{12}) .*\nCode: ([0-9a-f]{32})\n/.exec(r.stdout);
   assert.ok(m, r.stdout);
   return { id: m[1]!, code: m[2]!, stdout: r.stdout };
 }
@@ -116,7 +116,7 @@ async function inviteCode(extra: string[] = [], env: Record<string, string> = {}
 async function resetCode(database: string, name: string, env: Record<string, string> = {}): Promise<string> {
   const r = await runCli(['user', 'reset-link', name, '--db', database], { env });
   assert.equal(r.code, 0, r.stderr);
-  const m = /#reset=([A-Za-z0-9_-]{22})\n|\n([A-Za-z0-9_-]{22})\n/.exec(r.stdout);
+  const m = /#reset=([0-9a-f]{32})\n|\n([0-9a-f]{32})\n/.exec(r.stdout);
   assert.ok(m, r.stdout);
   return m[1] ?? m[2]!;
 }
@@ -507,7 +507,7 @@ describe('reset links', () => {
     const made = await register(invites, 'Resetter', 'resetter-password', { invite: (await inviteCode()).code });
     assert.equal(await joins(invites, made.accessToken, made.userUUID), true);
     const r = await runCli(['user', 'reset-link', 'resetter', '--db', db], { env: { MCAUTH_PUBLIC_URL: pub } });
-    const code = /^Reset link for Resetter, valid once until .* UTC; any earlier one is void:\n(.*)#reset=([A-Za-z0-9_-]{22})\nDatabase: /.exec(r.stdout);
+    const code = /^Reset link for Resetter, valid once until .* UTC; any earlier one is void:\n(.*)#reset=([0-9a-f]{32})\nDatabase: /.exec(r.stdout);
     assert.ok(code, r.stdout);
     assert.equal(code[1], `${pub}/account`);
     assertFail(await post(invites, 'reset', { code: code[2], password: 'short' }), 400, 'The password must be at least 8 characters');
@@ -526,7 +526,7 @@ describe('reset links', () => {
     const first = await resetCode(db, 'Veteran');
     const bare = await runCli(['user', 'reset-link', 'Veteran', '--db', db]);
     assert.match(bare.stderr, /no public URL/);
-    const second = /\n([A-Za-z0-9_-]{22})\nDatabase: /.exec(bare.stdout)?.[1];
+    const second = /\n([0-9a-f]{32})\nDatabase: /.exec(bare.stdout)?.[1];
     assert.ok(second, bare.stdout);
     assertFail(await post(invites, 'reset', { code: first, password: 'veteran-new-password' }), 400, BAD_RESET);
     assert.deepEqual(assertOk(await post(invites, 'reset', { code: second, password: 'veteran-password' })), { username: 'Veteran' });
