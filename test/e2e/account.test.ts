@@ -268,7 +268,7 @@ describe('registration', () => {
     assert.equal((await runCli(['invite', 'revoke', another.code, '--db', db])).stdout, `Revoked invite ${another.id}\nDatabase: ${db}\n`);
     assertFail(await post(invites, 'register', { name: 'Revoked', password: 'revoked-password', invite: another.code }), 403, BAD_INVITE);
     const again = await runCli(['invite', 'revoke', another.id, '--db', db]);
-    assert.deepEqual([again.code, again.stderr], [1, `No invite "${another.id}"\n`]);
+    assert.deepEqual([again.code, again.stderr], [1, `No invite "${another.id}"\nDatabase: ${db}\n`]);
   });
 
   test('invite create prints the page link with the code in its fragment when a public URL is set', async () => {
