@@ -63,8 +63,12 @@ export const MIN_API_KEY_CHARS = 16;
 /** Largest request body read; a login or join is a few hundred bytes, 100 names about 2 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** After any refusal, how much more of the body is read and dropped so the client sees the answer; past it the connection is cut. */
-export const MAX_DRAIN_BYTES = 1024 * 1024;
+/**
+ * After any refusal, how much more of the body is read and dropped so the client sees the answer;
+ * past it the connection is cut. Four times the largest upload, so an upload a little over its
+ * limit is drained whole and its 413 read, not lost to a cut connection.
+ */
+export const MAX_DRAIN_BYTES = 4 * 1024 * 1024;
 
 /** Live tokens a player may hold (one a device); the oldest go first. */
 export const MAX_TOKENS_PER_USER = 16;
