@@ -84,12 +84,16 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
   return {
     '/admin/users': {
       POST: answer(async (req, _params, res) => {
-        const body = await jsonBody(req, ['name', 'password', 'uuid', 'offlineUuid']);
+        const body = await jsonBody(req, ['name', 'password', 'hash', 'uuid', 'offlineUuid']);
         if (typeof body.name === 'string') notePlayer(res, body.name);
         const uuid = optional<string>(body, 'uuid', 'string');
         const offlineUuid = optional<boolean>(body, 'offlineUuid', 'boolean');
         if (uuid !== undefined && offlineUuid) throw new HttpError(400, 'Give uuid or offlineUuid, not both');
-        return service.addUser({ name: stringField(body, 'name'), password: stringField(body, 'password'), uuid, offlineUuid });
+        // A hash written by another system (see src/import/) instead of a password: kept until the first login.
+        const hash = optional<string>(body, 'hash', 'string');
+        if (hash !== undefined && Object.hasOwn(body, 'password')) throw new HttpError(400, 'Give password or hash, not both');
+        const name = stringField(body, 'name');
+        return service.addUser(hash === undefined ? { name, password: stringField(body, 'password'), uuid, offlineUuid } : { name, hash, uuid, offlineUuid });
       }),
       GET: async (req, res) => {
         const q = queryOf(req);

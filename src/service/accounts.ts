@@ -12,7 +12,10 @@ import { digestToken } from '../crypto/token.ts';
 
 export interface NewUser {
   name: string;
-  password: string;
+  /** The password, by the policy; or, instead, `hash`. */
+  password?: string;
+  /** A hash written by another system (admin API, import), kept until the first login. */
+  hash?: string;
   /** A UUID to give the player, dashed or not. */
   uuid?: string;
   /** Give the UUID an offline-mode server derives from the name. */
@@ -46,11 +49,19 @@ export async function findUser(ctx: Context, name: string): Promise<User> {
   return user;
 }
 
+/** The string to store for a foreign hash, or a refusal saying why it cannot be taken. */
+export function foreignHash(ctx: Context, hash: string): string {
+  const known = ctx.options.foreignHashes?.recognize(hash) ?? { problem: 'no foreign hash format is known here' };
+  if ('problem' in known) throw invalid(`Field "hash": ${known.problem}`);
+  return known.stored;
+}
+
 const nameTaken = (name: string): ServiceError => new ServiceError('conflict', `The name ${quote(name)} is taken`);
 
 export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   requireNewName(input.name);
-  requireNewPassword(input.password, ctx.options.minPasswordLength);
+  const { hash, password = '' } = input;
+  if (hash === undefined) requireNewPassword(password, ctx.options.minPasswordLength);
   let id: string = randomUUID();
   if (input.offlineUuid) id = offlineUuid(input.name);
   if (input.uuid !== undefined) {
@@ -58,7 +69,7 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
     if (given === undefined) throw invalid(`Invalid UUID ${quote(input.uuid)}`);
     id = given;
   }
-  const passwordHash = await hashInPool(ctx, input.password);
+  const passwordHash = hash === undefined ? await hashInPool(ctx, password) : foreignHash(ctx, hash);
   const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
   const created = await ctx.store.createUser(user, input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() });
   if (created === 'name_taken') throw nameTaken(input.name);

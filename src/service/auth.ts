@@ -34,6 +34,19 @@ export function dummyHash(): Promise<string> {
   return dummy;
 }
 
+/**
+ * Checks a password against a stored hash: scrypt, or an imported player's foreign hash. A wrong
+ * password against a foreign hash costs a scrypt too (of the dummy), as a right one costs its
+ * rehash, so the time of an answer does not tell right from wrong.
+ */
+async function checkPassword(ctx: Context, password: string, stored: string): Promise<boolean> {
+  const foreign = ctx.options.foreignHashes;
+  if (stored.startsWith('scrypt$') || !foreign) return verifyPassword(password, stored);
+  if (await foreign.verify(password, stored)) return true;
+  await verifyPassword(password, await dummyHash());
+  return false;
+}
+
 export interface LoginOptions {
   /** The request field the name came in, for messages: `login`, or `username` (Yggdrasil's shape). */
   field?: string;
@@ -56,7 +69,7 @@ export async function login(ctx: Context, name: string, password: string, { fiel
       throw new ServiceError('busy', 'The caller left before its login was checked');
     }
     const user = await ctx.store.findUserByName(name);
-    const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
+    const matches = await checkPassword(ctx, password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !matches) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
     await ctx.store.clearLoginFailures(name);
     // Only after the password: to a guesser a locked account looks like any other.
@@ -109,7 +122,7 @@ export async function changeOwnPassword(ctx: Context, user: User, keep: string, 
   const slot = await admitLoginAttempt(ctx, user.name);
   try {
     await slot.ready;
-    if (!(await verifyPassword(current, user.passwordHash))) throw new ServiceError('unauthorized', 'The current password is wrong');
+    if (!(await checkPassword(ctx, current, user.passwordHash))) throw new ServiceError('unauthorized', 'The current password is wrong');
     await ctx.store.clearLoginFailures(user.name);
     await ctx.store.setPasswordHash(user.id, await hashPassword(password), true, digestToken(keep));
   } finally {

@@ -4,6 +4,17 @@ import type { Store } from '../store/store.ts';
 
 export type Variant = 'base' | 'extended';
 
+/**
+ * Password hashes of other systems, kept for imported players until their first login replaces
+ * them with scrypt. Plugged in by the importer (src/import/); without it, only scrypt is known.
+ */
+export interface ForeignHashes {
+  /** The string to store for a hash written by another system, or why it cannot be taken. */
+  recognize(hash: string): { stored: string } | { problem: string };
+  /** Checks a password against a stored string `recognize` gave, off the event loop, in constant time. */
+  verify(password: string, stored: string): Promise<boolean>;
+}
+
 export interface ServiceOptions {
   variant: Variant;
   hashConcurrency: number;
@@ -21,6 +32,7 @@ export interface ServiceOptions {
   allowHttpTextures: boolean;
   /** How long a password-reset code stays valid (--reset-ttl). */
   resetTtlSeconds: number;
+  foreignHashes?: ForeignHashes;
 }
 
 export interface Context {

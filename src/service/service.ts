@@ -25,6 +25,11 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     profile: (userUUID: string) => profile(ctx, userUUID),
     profiles: (names: string[]) => profiles(ctx, names),
     addUser: (input: accounts.NewUser) => accounts.addUser(ctx, input),
+    /**
+     * Stores players brought from another system, checked by the importer (src/import/) by the
+     * rules of a new player, in one transaction (see Store.createUsers).
+     */
+    importUsers: (users: User[], commit: 'always' | 'unless-taken' | 'never') => store.createUsers(users, commit),
     changePassword: (name: string, password: string) => accounts.changePassword(ctx, name, password),
     removeUser: (name: string) => accounts.removeUser(ctx, name),
     listUsers: (after?: string, limit?: number) => accounts.listUsers(ctx, after, limit),

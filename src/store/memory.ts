@@ -35,6 +35,17 @@ export function createMemoryStore(): Store {
     dropTokens((digest, t) => t.userId !== id || digest === keep);
     joins.delete(id);
   };
+  /** A new player, unless the name (any case) or the id is taken. Hosted textures are set afterwards. */
+  const insertUser = (user: User, invite?: { digest: string; now: number }): CreateResult => {
+    if (idByName.has(user.name.toLowerCase())) return 'name_taken';
+    const used = invite && invites.get(invite.digest);
+    if (invite && !(used && used.usesLeft > 0 && used.expiresAt > invite.now)) return 'invite_invalid';
+    if (users.has(user.id)) return 'id_taken';
+    if (used) used.usesLeft--;
+    users.set(user.id, { ...user, skinHash: null, capeHash: null, lastLoginAt: null, lockedAt: null, lockReason: null });
+    idByName.set(user.name.toLowerCase(), user.id);
+    return 'created';
+  };
 
   return {
     async countUsers() {
@@ -65,14 +76,13 @@ export function createMemoryStore(): Store {
       return [...found.values()];
     },
     async createUser(user, invite): Promise<CreateResult> {
-      if (idByName.has(user.name.toLowerCase())) return 'name_taken';
-      const used = invite && invites.get(invite.digest);
-      if (invite && !(used && used.usesLeft > 0 && used.expiresAt > invite.now)) return 'invite_invalid';
-      if (users.has(user.id)) return 'id_taken';
-      if (used) used.usesLeft--;
-      users.set(user.id, { ...user, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, lastLoginAt: null, lockedAt: null, lockReason: null });
-      idByName.set(user.name.toLowerCase(), user.id);
-      return 'created';
+      return insertUser(user, invite);
+    },
+    async createUsers(list, commit) {
+      const results = list.map((user) => insertUser(user));
+      if (commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created'))) return results;
+      results.forEach((r, i) => r === 'created' && (users.delete(list[i]!.id), idByName.delete(list[i]!.name.toLowerCase())));
+      return results;
     },
     async renameUser(id, name) {
       const u = users.get(id);

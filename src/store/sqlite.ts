@@ -86,8 +86,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     byId: sql(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`),
     byNames: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key IN (SELECT value FROM json_each(?))`),
     insertUser: sql(
-      `INSERT INTO users (id, name, name_key, password_hash, is_alex, created_at)
-       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      `INSERT INTO users (id, name, name_key, password_hash, skin_url, cape_url, is_alex, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     setHash: sql('UPDATE users SET password_hash = ?1 WHERE id = ?2 AND (?3 IS NULL OR password_hash = ?3)'),
     rename: sql('UPDATE users SET name = ?, name_key = ? WHERE id = ?'),
@@ -142,6 +142,16 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     dropReset: sql('DELETE FROM reset_codes WHERE user_id = ?'),
   };
 
+  /** Inside a transaction: a new player, unless the name (any case) or the id is taken. Hosted textures are set afterwards. */
+  const insertUser = (user: User, invite?: { digest: string; now: number }): CreateResult => {
+    const key = user.name.toLowerCase();
+    if (q.idByName.get(key)) return 'name_taken';
+    if (invite && !q.liveInvite.get(invite.digest, invite.now)) return 'invite_invalid';
+    const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.skinUrl, user.capeUrl, user.isAlex ? 1 : 0, user.createdAt);
+    if (changes !== 1) return 'id_taken';
+    if (invite) q.useInvite.run(invite.digest);
+    return 'created';
+  };
   /** Inside a transaction: tokens (but `keep`) and the join go together, so no hasJoined succeeds after a revocation. */
   const endSessions = (id: string, keep: string | null = null): void => {
     q.deleteTokens.run(id, keep);
@@ -168,16 +178,19 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       return q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase()))).map((row) => toUser(row)!);
     },
     async createUser(user, invite): Promise<CreateResult> {
-      const key = user.name.toLowerCase();
-      return transaction(db, () => {
-        if (q.idByName.get(key)) return 'name_taken';
-        if (invite && !q.liveInvite.get(invite.digest, invite.now)) return 'invite_invalid';
-        // A new player wears nothing: textures are set afterwards, through setTextures.
-        const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.isAlex ? 1 : 0, user.createdAt);
-        if (changes !== 1) return 'id_taken';
-        if (invite) q.useInvite.run(invite.digest);
-        return 'created';
-      });
+      return transaction(db, () => insertUser(user, invite));
+    },
+    async createUsers(users, commit) {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const results = users.map((user) => insertUser(user));
+        const keep = commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created'));
+        db.exec(keep ? 'COMMIT' : 'ROLLBACK');
+        return results;
+      } catch (err) {
+        db.exec('ROLLBACK');
+        throw err;
+      }
     },
     async renameUser(id, name) {
       const key = name.toLowerCase();

@@ -63,11 +63,18 @@ export interface Store {
   /** Case-insensitive; users in no particular order, each once. */
   findUsersByNames(names: string[]): Promise<User[]>;
   /**
-   * Stores a new player; lastLoginAt and the lock start empty, textures are set afterwards.
+   * Stores a new player; lastLoginAt and the lock start empty, hosted textures are set afterwards.
    * With `invite`, takes one use of that invite, live at `now`, in the same transaction; without
    * one left, creates nothing ('invite_invalid'), so one use cannot make two players.
    */
   createUser(user: User, invite?: { digest: string; now: number }): Promise<CreateResult>;
+  /**
+   * Stores many new players (an import) in one transaction, each as createUser would, with its
+   * external texture URLs; one whose name (any case) or id is taken, also by one earlier in the
+   * list, is left out. Kept when `commit` is 'always', or 'unless-taken' and none was left out;
+   * otherwise nothing is written (a dry run). One result a player, in order.
+   */
+  createUsers(users: User[], commit: 'always' | 'unless-taken' | 'never'): Promise<CreateResult[]>;
   /** Gives the player another name (unique in any case); id, textures, tokens and join stay. */
   renameUser(id: string, name: string): Promise<RenameResult>;
   /**

@@ -1,8 +1,10 @@
 // The login rules against the in-memory store, with a clock the test moves.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { randomBytes, scryptSync } from 'node:crypto';
-import { SCRYPT_PARAMS } from '../../src/crypto/password.ts';
+import { SCRYPT_PARAMS, verifyPassword } from '../../src/crypto/password.ts';
+import type { ForeignHashes } from '../../src/service/context.ts';
 import { defaultServiceOptions } from '../../src/cli/options.ts';
 import { createService } from '../../src/service/service.ts';
 import { createMemoryStore } from '../../src/store/memory.ts';
@@ -111,4 +113,49 @@ test('a lock or a new password landing during the hash check refuses the login',
     store.recordLogin = recordLogin;
     assert.equal((await store.findUserById(alice.id))!.lastLoginAt, null, `${change}: no login was recorded`);
   }
+});
+
+/** A foreign format for the tests: "plain$" and the password; unknown when it lacks the prefix. */
+const plainHashes: ForeignHashes = {
+  recognize: (hash) => (hash.startsWith('plain$') ? { stored: hash } : { problem: 'unknown hash format' }),
+  verify: async (password, stored) => stored === `plain$${password}`,
+};
+
+/** How many scrypt calls `work` makes (node:crypto's scrypt, spied on for every importer of it). */
+async function scryptCalls(work: () => Promise<unknown>): Promise<number> {
+  const crypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  const spy = mock.method(crypto, 'scrypt');
+  syncBuiltinESMExports();
+  try {
+    await work().catch(() => {});
+    return spy.mock.callCount();
+  } finally {
+    spy.mock.restore();
+    syncBuiltinESMExports();
+  }
+}
+
+test('an imported hash: checked by the plugged-in format, replaced by scrypt at the first login; a wrong password costs a scrypt too', async () => {
+  let now = 1_000_000;
+  const store = createMemoryStore();
+  const service = createService(store, { ...OPTIONS, foreignHashes: plainHashes }, () => now++);
+  await service.warmUp();
+  const alice = await service.addUser({ name: 'Alice', hash: 'plain$old-password' });
+  assert.equal((await store.findUserById(alice.id))!.passwordHash, 'plain$old-password');
+  await assert.rejects(service.addUser({ name: 'Bob', hash: 'md5:abc' }), { kind: 'invalid', message: 'Field "hash": unknown hash format' });
+  // Wrong: 401, the hash stays, and the time is a scrypt's, as a right one's (its rehash) is.
+  assert.equal(await scryptCalls(() => service.login('alice', 'wrong-password')), 1);
+  await assert.rejects(service.login('alice', 'wrong-password'), { kind: 'unauthorized' });
+  assert.equal((await store.findUserById(alice.id))!.passwordHash, 'plain$old-password');
+  assert.equal(await scryptCalls(() => service.login('alice', 'old-password')), 1);
+  const stored = (await store.findUserById(alice.id))!.passwordHash;
+  assert.match(stored, /^scrypt\$/);
+  assert.equal(await verifyPassword('old-password', stored), true);
+  assert.ok((await service.login('ALICE', 'old-password')).accessToken);
+  await assert.rejects(service.login('alice', 'wrong-password'), { kind: 'unauthorized' });
+});
+
+test('without the importer plugged in, a foreign hash is refused at creation', async () => {
+  const { service } = setup();
+  await assert.rejects(service.addUser({ name: 'Bob', hash: 'plain$x' }), { kind: 'invalid', message: 'Field "hash": no foreign hash format is known here' });
 });

@@ -233,6 +233,36 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.recordJoin('b', B, 's', 30), false);
     });
 
+    test('createUsers: one transaction; taken names (any case) and ids, also earlier in the list, are left out', async () => {
+      await store.createUser(user('Alice', A));
+      const D = '00000000-0000-4000-8000-00000000000d';
+      const list = [
+        user('Bob', B, { skinUrl: 'https://s.example/b.png', capeUrl: 'https://s.example/c.png', isAlex: true, passwordHash: '$2y$10$x' }),
+        user('ALICE', C),
+        user('Carol', A),
+        user('bob', D),
+        user('Dave', B),
+        user('Carol', C),
+      ];
+      const results = ['created', 'name_taken', 'id_taken', 'name_taken', 'id_taken', 'created'];
+      // A dry run and a refusal to keep any when one is taken write nothing, and say the same.
+      assert.deepEqual(await store.createUsers(list, 'never'), results);
+      assert.deepEqual(await store.createUsers(list, 'unless-taken'), results);
+      assert.equal(await store.countUsers(), 1);
+      assert.equal(await store.findUserById(B), undefined);
+      assert.deepEqual(await store.createUsers(list, 'always'), results);
+      assert.equal(await store.countUsers(), 3);
+      assert.deepEqual(await store.findUserByName('BOB'), list[0], 'stored whole, with its external textures and hash');
+      assert.equal((await store.findUserById(C))?.name, 'Carol');
+      // Again: every one is taken now, and nothing changes.
+      assert.deepEqual(await store.createUsers(list, 'always'), ['name_taken', 'name_taken', 'name_taken', 'name_taken', 'id_taken', 'name_taken']);
+      assert.equal(await store.countUsers(), 3);
+      // None taken: 'unless-taken' keeps them all.
+      assert.deepEqual(await store.createUsers([user('Erin', D)], 'unless-taken'), ['created']);
+      assert.equal((await store.findUserByName('erin'))?.id, D);
+      assert.deepEqual(await store.createUsers([], 'always'), []);
+    });
+
     test('a rename keeps the id, tokens and join, frees the old name, and refuses a name taken in any case', async () => {
       await store.createUser(user('Alice', A));
       await store.createUser(user('Bob', B));
