@@ -1,8 +1,9 @@
-// The readers of `import SOURCE`: each format's rows from fixtures built here, and the refusals
-// of files that cannot be read as asked.
+// The readers of `import SOURCE`: each format's rows from fixtures built here with the real
+// schemas (AuthMe's SQLite.java), and the refusals of files that cannot be read as asked.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
 import { type ImportRow, ImportSourceError, readSource } from '../../src/import/read/rows.ts';
 import { tempDir } from '../helpers/process.ts';
@@ -18,6 +19,16 @@ function file(name: string, content: string | Buffer): string {
   return path;
 }
 
+/** A new SQLite database made by `sql`, closed again. */
+function database(name: string, sql: string, fill?: (db: DatabaseSync) => void): string {
+  const path = join(dir, `${++files}-${name}`);
+  const db = new DatabaseSync(path);
+  db.exec(sql);
+  fill?.(db);
+  db.close();
+  return path;
+}
+
 /** Asserts that `read` throws an ImportSourceError whose message matches every pattern. */
 function refuses(read: () => unknown, ...patterns: RegExp[]): void {
   assert.throws(read, (err: unknown) => {
@@ -30,6 +41,94 @@ function refuses(read: () => unknown, ...patterns: RegExp[]): void {
 // Hashes as AuthMe writes them: its default SHA256 ($SHA$salt$hash) and BCRYPT.
 const SHA_HASH = '$SHA$a2b6e8c0d4f1e3b5$0d7b6a1d3c7a2e2b6f4c4ed1d7a3e1f9e1c9b2d5a6b8c7d0e1f2a3b4c5d6e7f8';
 const BCRYPT_HASH = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
+
+// -- AuthMe --------------------------------------------------------------------------------------
+
+/** AuthMe's table as SQLite.java's setup() leaves it with the default column names: CREATE, then each ALTER in its order. */
+const AUTHME_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS authme (id INTEGER AUTO_INCREMENT, username VARCHAR(255) NOT NULL UNIQUE, CONSTRAINT table_const_prim PRIMARY KEY (id));
+  ALTER TABLE authme ADD COLUMN realname VARCHAR(255) NOT NULL DEFAULT 'Player';
+  ALTER TABLE authme ADD COLUMN password VARCHAR(255) NOT NULL DEFAULT '';
+  ALTER TABLE authme ADD COLUMN ip VARCHAR(40);
+  ALTER TABLE authme ADD COLUMN lastlogin TIMESTAMP;
+  ALTER TABLE authme ADD COLUMN regip VARCHAR(40);
+  ALTER TABLE authme ADD COLUMN regdate TIMESTAMP NOT NULL DEFAULT '0';
+  ALTER TABLE authme ADD COLUMN x DOUBLE NOT NULL DEFAULT '0.0';
+  ALTER TABLE authme ADD COLUMN y DOUBLE NOT NULL DEFAULT '0.0';
+  ALTER TABLE authme ADD COLUMN z DOUBLE NOT NULL DEFAULT '0.0';
+  ALTER TABLE authme ADD COLUMN world VARCHAR(255) NOT NULL DEFAULT 'world';
+  ALTER TABLE authme ADD COLUMN yaw FLOAT;
+  ALTER TABLE authme ADD COLUMN pitch FLOAT;
+  ALTER TABLE authme ADD COLUMN email VARCHAR(255);
+  ALTER TABLE authme ADD COLUMN isLogged INT NOT NULL DEFAULT '0';
+  ALTER TABLE authme ADD COLUMN hasSession INT NOT NULL DEFAULT '0';
+  ALTER TABLE authme ADD COLUMN totp VARCHAR(32);
+  ALTER TABLE authme ADD COLUMN premiumUUID VARCHAR(36)`;
+
+/** The players of the AuthMe fixtures, as [username, realname, password], and the rows expected of them. */
+const AUTHME_PLAYERS: [string, string | null, string][] = [
+  ['steve', 'Steve', SHA_HASH],
+  ['alex_2', '', BCRYPT_HASH], // no spelling kept: the login name
+  ['notch', 'Player', SHA_HASH], // AuthMe's placeholder until the player joins again
+  ['player', 'Player', BCRYPT_HASH], // a player really named Player
+  ['jeb_', 'jeb_', ''], // no password: still a row, for the caller to report
+];
+const AUTHME_NAMES = ['Steve', 'alex_2', 'notch', 'Player', 'jeb_'];
+
+function authmeDatabase(): string {
+  return database('authme.db', AUTHME_SCHEMA, (db) => {
+    const insert = db.prepare('INSERT INTO authme (username, realname, password, ip, regdate, email, totp) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    for (const [username, realname, password] of AUTHME_PLAYERS) insert.run(username, realname, password, '203.0.113.7', 1700000000000, null, 'JBSWY3DPEHPK3PXP');
+  });
+}
+
+/** AuthMe's MySQL columns in its order, as a CSV export names them. */
+const AUTHME_COLUMNS = ['id', 'username', 'realname', 'password', 'ip', 'lastlogin', 'x', 'y', 'z', 'world', 'regdate', 'regip', 'yaw', 'pitch', 'email', 'isLogged', 'hasSession', 'totp'];
+
+/** A phpMyAdmin-style CSV export: every field quoted, NULL unquoted, CRLF line ends. */
+function authmeCsv(): string {
+  const lines = [AUTHME_COLUMNS.map((c) => `"${c}"`).join(',')];
+  AUTHME_PLAYERS.forEach(([username, realname, password], i) => {
+    const values = [String(i + 1), username, realname, password, '203.0.113.7', '1700000000000', '0', '64', '0', 'world', '1700000000000', '203.0.113.7', '0', '0'];
+    lines.push(`${values.map((v) => (v === null ? 'NULL' : `"${v}"`)).join(',')},NULL,"0","0",NULL`);
+  });
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+describe('authme', () => {
+  test("the SQLite file: each player's name and hash, the real name's spelling when it is the same name", () => {
+    const rows = readSource(authmeDatabase(), 'authme');
+    assert.deepEqual(rows.map((r) => r.name), AUTHME_NAMES);
+    assert.deepEqual(rows.map((r) => r.hash), AUTHME_PLAYERS.map(([, , hash]) => hash));
+    assert.deepEqual(rows[0], { where: 'row 1', name: 'Steve', hash: SHA_HASH }); // no uuid: AuthMe keeps none
+  });
+
+  test('a CSV export of the MySQL table: quoted fields, NULL, CRLF', () => {
+    const rows = readSource(file('authme.csv', authmeCsv()), 'authme');
+    assert.deepEqual(rows.map((r) => r.name), AUTHME_NAMES);
+    assert.deepEqual(rows.map((r) => r.hash), AUTHME_PLAYERS.map(([, , hash]) => hash));
+    assert.equal(rows[0]!.where, 'line 2');
+  });
+
+  test('a TSV export (mysql --batch): NULL and \\N realname fall back to the login name', () => {
+    const tsv = 'id\tusername\trealname\tpassword\ttotp\n1\tsteve\tSteve\t' + SHA_HASH + '\tNULL\n2\therobrine\tNULL\t' + BCRYPT_HASH + '\tNULL\n\n3\tdinnerbone\t\\N\t\\N\t\\N\n';
+    const rows = readSource(file('authme.tsv', tsv), 'authme');
+    assert.deepEqual(rows, [
+      { where: 'line 2', name: 'Steve', hash: SHA_HASH },
+      { where: 'line 3', name: 'herobrine', hash: BCRYPT_HASH },
+      { where: 'line 5', name: 'dinnerbone', hash: '' },
+    ]);
+  });
+
+  test('a real name that is another name than the login name gives way to the login name', () => {
+    const rows = readSource(file('authme.csv', `username,realname,password\nsteve,Herobrine,${SHA_HASH}\n`), 'authme');
+    assert.equal(rows[0]!.name, 'steve');
+  });
+
+  test('an export without a password column is refused', () => {
+    refuses(() => readSource(file('authme.csv', 'id,username,realname\n1,steve,Steve\n'), 'authme'), /authme\.csv: line 1: no column "password"/);
+  });
+});
 
 // -- csv -----------------------------------------------------------------------------------------
 
@@ -78,6 +177,10 @@ describe('csv', () => {
 
   test('a file that is not UTF-8 is refused, not decoded to replacement characters', () => {
     refuses(() => readSource(file('latin1.csv', Buffer.from('name,hash\nJos\xe9,x\n', 'latin1')), 'csv'), /latin1\.csv: not UTF-8 text/);
+  });
+
+  test('a SQLite file asked for as csv is refused', () => {
+    refuses(() => readSource(authmeDatabase(), 'csv'), /a SQLite database, not csv text; try --format authme/);
   });
 });
 

@@ -1,8 +1,10 @@
 // readSource: every row of an import SOURCE, read as the format given (or guessed by guessFormat).
 // Each file is read once, whole: the largest sources (100,000+ players) are a few MiB.
 import { readFileSync } from 'node:fs';
+import { readAuthmeDatabase, readAuthmeExport } from './authme.ts';
 import { readCsvRows } from './csv.ts';
 import { readJsonRows } from './json.ts';
+import { SQLITE_MAGIC } from './sqlite.ts';
 import { type ImportRow, ImportSourceError, type SourceFormat } from './types.ts';
 
 export { type ImportRow, ImportSourceError, SOURCE_FORMATS, type SourceFormat } from './types.ts';
@@ -11,12 +13,15 @@ export { type ImportRow, ImportSourceError, SOURCE_FORMATS, type SourceFormat } 
 export function readSource(path: string, format: SourceFormat): ImportRow[] {
   try {
     const bytes = readBytes(path);
+    const isSqlite = bytes.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC);
     switch (format) {
       case 'authme':
+        return isSqlite ? readAuthmeDatabase(path) : readAuthmeExport(decode(bytes));
       case 'drasl':
-        throw new ImportSourceError(`${format} sources are not read yet`);
+        throw new ImportSourceError('drasl databases are not read yet');
       case 'csv':
       case 'json':
+        if (isSqlite) throw new ImportSourceError(`a SQLite database, not ${format} text; try --format authme`);
         return format === 'csv' ? readCsvRows(decode(bytes)) : readJsonRows(decode(bytes));
     }
   } catch (err) {
