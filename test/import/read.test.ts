@@ -1,6 +1,8 @@
 // The readers of `import SOURCE`: each format's rows from fixtures built here with the real
-// schemas (AuthMe's SQLite.java), and the refusals of files that cannot be read as asked.
+// schemas (AuthMe's SQLite.java, drasl's GORM models), and the refusals of files that cannot be
+// read as asked.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -130,6 +132,76 @@ describe('authme', () => {
   });
 });
 
+// -- drasl ---------------------------------------------------------------------------------------
+
+/** drasl's tables as GORM's AutoMigrate makes them for its current models (model.go, schema version 6). */
+const DRASL_SCHEMA = `
+  PRAGMA user_version = 6;
+  CREATE TABLE \`users\` (\`is_admin\` numeric,\`is_locked\` numeric,\`uuid\` text,\`username\` text NOT NULL,\`password_salt\` blob,\`password_hash\` blob,\`browser_token\` text,\`minecraft_token\` text,\`api_token\` text,\`preferred_language\` text,\`max_player_count\` integer,PRIMARY KEY (\`uuid\`),CONSTRAINT \`uni_users_username\` UNIQUE (\`username\`));
+  CREATE TABLE \`players\` (\`uuid\` text,\`name\` text collate nocase NOT NULL,\`offline_uuid\` text NOT NULL,\`created_at\` datetime,\`name_last_changed_at\` datetime,\`skin_hash\` text,\`skin_model\` text,\`cape_hash\` text,\`server_id\` text,\`fallback_player\` text,\`user_uuid\` text NOT NULL,PRIMARY KEY (\`uuid\`),CONSTRAINT \`fk_users_players\` FOREIGN KEY (\`user_uuid\`) REFERENCES \`users\`(\`uuid\`),CONSTRAINT \`uni_players_name\` UNIQUE (\`name\`));
+  CREATE TABLE \`clients\` (\`uuid\` text,\`client_token\` text,\`version\` integer,\`user_uuid\` text NOT NULL,\`player_uuid\` text,\`last_used_at\` datetime,\`auth_method\` integer,PRIMARY KEY (\`uuid\`),CONSTRAINT \`fk_players_clients\` FOREIGN KEY (\`player_uuid\`) REFERENCES \`players\`(\`uuid\`) ON DELETE CASCADE,CONSTRAINT \`fk_users_clients\` FOREIGN KEY (\`user_uuid\`) REFERENCES \`users\`(\`uuid\`));
+  CREATE TABLE \`invites\` (\`code\` text,\`created_at\` datetime,PRIMARY KEY (\`code\`));
+  CREATE TABLE \`user_oidc_identities\` (\`id\` integer PRIMARY KEY AUTOINCREMENT,\`user_uuid\` text NOT NULL,\`subject\` text NOT NULL,\`issuer\` text NOT NULL,CONSTRAINT \`fk_users_o_id_c_identities\` FOREIGN KEY (\`user_uuid\`) REFERENCES \`users\`(\`uuid\`));
+  CREATE INDEX \`idx_users_browser_token\` ON \`users\`(\`browser_token\`);
+  CREATE INDEX \`idx_players_cape_hash\` ON \`players\`(\`cape_hash\`);
+  CREATE INDEX \`idx_players_skin_hash\` ON \`players\`(\`skin_hash\`);
+  CREATE INDEX \`idx_clients_player_uuid\` ON \`clients\`(\`player_uuid\`);
+  CREATE UNIQUE INDEX \`subject_issuer_unique_index\` ON \`user_oidc_identities\`(\`subject\`,\`issuer\`);
+  CREATE INDEX \`idx_user_oidc_identities_user_uuid\` ON \`user_oidc_identities\`(\`user_uuid\`)`;
+
+/** drasl 1.x and 2.x (schema version 3, sql/3.sql): one player per user, in the users row. */
+const DRASL_V3_SCHEMA = `
+  PRAGMA user_version = 3;
+  CREATE TABLE \`users\` (\`is_admin\` numeric,\`is_locked\` numeric,\`uuid\` text,\`username\` text NOT NULL UNIQUE,\`password_salt\` blob NOT NULL,\`password_hash\` blob NOT NULL,\`server_id\` text,\`player_name\` text collate nocase NOT NULL UNIQUE,\`offline_uuid\` text NOT NULL,\`fallback_player\` text,\`preferred_language\` text,\`browser_token\` text,\`api_token\` text,\`skin_hash\` text,\`skin_model\` text,\`cape_hash\` text,\`created_at\` datetime,\`name_last_changed_at\` datetime,PRIMARY KEY (\`uuid\`));
+  CREATE TABLE \`clients\` (\`uuid\` text,\`client_token\` text,\`version\` integer,\`user_uuid\` text,PRIMARY KEY (\`uuid\`),CONSTRAINT \`fk_users_clients\` FOREIGN KEY (\`user_uuid\`) REFERENCES \`users\`(\`uuid\`));
+  CREATE TABLE \`invites\` (\`code\` text,\`created_at\` datetime,PRIMARY KEY (\`code\`))`;
+
+/** A drasl password as the reader gives it: scrypt's salt and hash in base64 after the scheme. */
+const draslHash = (salt: Buffer, hash: Buffer): string => `drasl-scrypt$${salt.toString('base64')}$${hash.toString('base64')}`;
+
+// drasl's salts are 16 random bytes, its hashes 32 (scrypt's key length there).
+const KIM = { uuid: 'c3a1a2b4-2d3e-4f50-8a61-7b8c9d0e1f20', salt: randomBytes(16), hash: randomBytes(32) };
+const LEE = { uuid: '5e0f5d9a-7c41-4b8e-9e0a-1f2b3c4d5e6f', salt: randomBytes(16), hash: randomBytes(32) };
+
+function draslDatabase(): string {
+  return database('drasl.db', DRASL_SCHEMA, (db) => {
+    const user = db.prepare('INSERT INTO users (is_admin, is_locked, uuid, username, password_salt, password_hash, minecraft_token, api_token, preferred_language, max_player_count) VALUES (0, 0, ?, ?, ?, ?, ?, ?, ?, -1)');
+    user.run(KIM.uuid, 'kim', KIM.salt, KIM.hash, 'mc-token', 'api-token-kim', 'en');
+    user.run(LEE.uuid, 'lee', LEE.salt, LEE.hash, 'mc-token-2', 'api-token-lee', 'en');
+    user.run('0b1c2d3e-4f50-4617-8a9b-0c1d2e3f4a5b', 'oidc-only', null, null, 'mc-token-3', 'api-token-3', 'en');
+    user.run('7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2918', 'no-players', randomBytes(16), randomBytes(32), 'mc-token-4', 'api-token-4', 'en');
+    const player = db.prepare("INSERT INTO players (uuid, name, offline_uuid, created_at, name_last_changed_at, skin_hash, skin_model, user_uuid) VALUES (?, ?, ?, '2025-01-02 03:04:05', '2025-01-02 03:04:05', ?, ?, ?)");
+    player.run('9b2f6b7e-0c1d-4e2f-8a3b-4c5d6e7f8091', 'Kim', '0d6a1c5f-0c8b-3c1e-9c6b-2b1f0e4d7a11', 'ab'.repeat(32), 'slim', KIM.uuid);
+    player.run('1a2b3c4d-5e6f-4081-92a3-b4c5d6e7f809', 'KimAlt', '4e1a9d7c-6b2f-3e80-a1c2-d3e4f5061728', null, 'classic', KIM.uuid);
+    player.run('2b3c4d5e-6f70-4192-a3b4-c5d6e7f80912', 'Lee', '8c7b6a59-4837-3261-9f8e-7d6c5b4a3928', null, 'classic', LEE.uuid);
+    player.run('3c4d5e6f-7081-42a3-b4c5-d6e7f8091a2b', 'Oidc', '6b5a4938-2716-3504-8f3e-2d1c0b9a8f7e', null, 'classic', '0b1c2d3e-4f50-4617-8a9b-0c1d2e3f4a5b');
+  });
+}
+
+describe('drasl', () => {
+  test("each player (schema version 6): name, UUID kept, its user's salt and hash, slim as isAlex", () => {
+    assert.deepEqual(readSource(draslDatabase(), 'drasl'), [
+      { where: 'player 9b2f6b7e-0c1d-4e2f-8a3b-4c5d6e7f8091', name: 'Kim', uuid: '9b2f6b7e-0c1d-4e2f-8a3b-4c5d6e7f8091', hash: draslHash(KIM.salt, KIM.hash), isAlex: true },
+      { where: 'player 1a2b3c4d-5e6f-4081-92a3-b4c5d6e7f809', name: 'KimAlt', uuid: '1a2b3c4d-5e6f-4081-92a3-b4c5d6e7f809', hash: draslHash(KIM.salt, KIM.hash), isAlex: false },
+      { where: 'player 2b3c4d5e-6f70-4192-a3b4-c5d6e7f80912', name: 'Lee', uuid: '2b3c4d5e-6f70-4192-a3b4-c5d6e7f80912', hash: draslHash(LEE.salt, LEE.hash), isAlex: false },
+      // A user who signs in through OIDC only has no password: an empty hash, for the caller to report.
+      { where: 'player 3c4d5e6f-7081-42a3-b4c5-d6e7f8091a2b', name: 'Oidc', uuid: '3c4d5e6f-7081-42a3-b4c5-d6e7f8091a2b', hash: '', isAlex: false },
+    ]);
+  });
+
+  test('drasl 1.x and 2.x (schema version 3): the player in the users row', () => {
+    const path = database('drasl-2.db', DRASL_V3_SCHEMA, (db) => {
+      db.prepare("INSERT INTO users (is_admin, is_locked, uuid, username, password_salt, password_hash, player_name, offline_uuid, skin_model, api_token) VALUES (0, 0, ?, 'kim', ?, ?, 'Kim', 'x', 'slim', 't')").run(KIM.uuid, KIM.salt, KIM.hash);
+    });
+    assert.deepEqual(readSource(path, 'drasl'), [{ where: `user ${KIM.uuid}`, name: 'Kim', uuid: KIM.uuid, hash: draslHash(KIM.salt, KIM.hash), isAlex: true }]);
+  });
+
+  test('a SQLite file without drasl\'s tables, or a text file, is refused', () => {
+    refuses(() => readSource(authmeDatabase(), 'drasl'), /authme\.db: not drasl's database: no table "users"/);
+    refuses(() => readSource(file('players.csv', 'name,hash\n'), 'drasl'), /players\.csv: not a SQLite database/);
+  });
+});
+
 // -- csv -----------------------------------------------------------------------------------------
 
 describe('csv', () => {
@@ -180,7 +252,7 @@ describe('csv', () => {
   });
 
   test('a SQLite file asked for as csv is refused', () => {
-    refuses(() => readSource(authmeDatabase(), 'csv'), /a SQLite database, not csv text; try --format authme/);
+    refuses(() => readSource(authmeDatabase(), 'csv'), /a SQLite database, not csv text; try --format authme or --format drasl/);
   });
 });
 

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { readAuthmeDatabase, readAuthmeExport } from './authme.ts';
 import { readCsvRows } from './csv.ts';
+import { readDraslDatabase } from './drasl.ts';
 import { readJsonRows } from './json.ts';
 import { SQLITE_MAGIC } from './sqlite.ts';
 import { type ImportRow, ImportSourceError, type SourceFormat } from './types.ts';
@@ -18,10 +19,11 @@ export function readSource(path: string, format: SourceFormat): ImportRow[] {
       case 'authme':
         return isSqlite ? readAuthmeDatabase(path) : readAuthmeExport(decode(bytes));
       case 'drasl':
-        throw new ImportSourceError('drasl databases are not read yet');
+        if (!isSqlite) throw new ImportSourceError("not a SQLite database, as drasl's (drasl.db) is");
+        return readDraslDatabase(path);
       case 'csv':
       case 'json':
-        if (isSqlite) throw new ImportSourceError(`a SQLite database, not ${format} text; try --format authme`);
+        if (isSqlite) throw new ImportSourceError(`a SQLite database, not ${format} text; try --format authme or --format drasl`);
         return format === 'csv' ? readCsvRows(decode(bytes)) : readJsonRows(decode(bytes));
     }
   } catch (err) {
