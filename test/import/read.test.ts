@@ -1,13 +1,13 @@
 // The readers of `import SOURCE`: each format's rows from fixtures built here with the real
-// schemas (AuthMe's SQLite.java, drasl's GORM models), and the refusals of files that cannot be
-// read as asked.
+// schemas (AuthMe's SQLite.java, drasl's GORM models), guessing the format, and the refusals of
+// files that cannot be read as asked.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
-import { type ImportRow, ImportSourceError, readSource } from '../../src/import/read/rows.ts';
+import { guessFormat, type ImportRow, ImportSourceError, readSource, type SourceFormat } from '../../src/import/read/rows.ts';
 import { tempDir } from '../helpers/process.ts';
 
 const { dir, cleanup } = tempDir();
@@ -286,3 +286,42 @@ describe('json', () => {
   });
 });
 
+// -- guessing ------------------------------------------------------------------------------------
+
+describe('guessFormat', () => {
+  test('picks each format from the file', () => {
+    const cases: [string, SourceFormat][] = [
+      [authmeDatabase(), 'authme'],
+      [file('authme.csv', authmeCsv()), 'authme'],
+      [file('authme.tsv', `id\tusername\trealname\tpassword\n1\tsteve\tSteve\t${SHA_HASH}\n`), 'authme'],
+      [draslDatabase(), 'drasl'],
+      [database('drasl-2.db', DRASL_V3_SCHEMA), 'drasl'],
+      [file('players.csv', `\uFEFFname,hash\nSteve,${SHA_HASH}\n`), 'csv'],
+      [file('players.tsv', `name\thash\nSteve\t${SHA_HASH}\n`), 'csv'],
+      [file('players.json', '\n  [{"name": "Steve", "hash": "x"}]'), 'json'],
+      [file('players.json', '\uFEFF{"players": []}'), 'json'],
+    ];
+    for (const [path, format] of cases) {
+      assert.equal(guessFormat(path), format, path);
+      readSource(path, format); // and each reads as what it was taken for
+    }
+  });
+
+  test('a SQLite file that is neither AuthMe\'s nor drasl\'s is refused, naming its tables', () => {
+    const path = database('other.db', 'CREATE TABLE accounts (id INTEGER PRIMARY KEY, login TEXT, pass TEXT)');
+    refuses(() => guessFormat(path), /other\.db: a SQLite database, but neither AuthMe's \(a table "authme"\) nor drasl's .*its tables: accounts/);
+    refuses(() => readSource(path, 'authme'), /other\.db: no table "authme", AuthMe's; its tables: accounts/);
+  });
+
+  test('a file that is neither SQLite nor text, an empty file, or a missing one, is refused', () => {
+    refuses(() => guessFormat(file('image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]))), /image\.png: cannot tell its format.*pass --format authme, drasl, csv, json/);
+    refuses(() => guessFormat(file('empty.csv', '')), /empty\.csv: the file is empty/);
+    refuses(() => guessFormat(join(dir, 'missing.csv')), /missing\.csv: cannot be read: ENOENT/);
+    refuses(() => readSource(join(dir, 'missing.csv'), 'csv'), /missing\.csv: cannot be read: ENOENT/);
+  });
+
+  test('a file with the SQLite header but no database behind it is refused', () => {
+    const path = file('broken.db', Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(84, 0xff)]));
+    refuses(() => guessFormat(path), /broken\.db: cannot be opened as a SQLite database/);
+  });
+});

@@ -8,6 +8,7 @@ import { readJsonRows } from './json.ts';
 import { SQLITE_MAGIC } from './sqlite.ts';
 import { type ImportRow, ImportSourceError, type SourceFormat } from './types.ts';
 
+export { guessFormat } from './guess.ts';
 export { type ImportRow, ImportSourceError, SOURCE_FORMATS, type SourceFormat } from './types.ts';
 
 /** Reads every row of the file at `path`; an ImportSourceError names the file and what is wrong where. */
