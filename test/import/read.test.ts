@@ -313,9 +313,10 @@ describe('guessFormat', () => {
     refuses(() => readSource(path, 'authme'), /other\.db: no table "authme", AuthMe's; its tables: accounts/);
   });
 
-  test('a file that is neither SQLite nor text, an empty file, or a missing one, is refused', () => {
+  test('a file that is neither SQLite nor text, an empty file, UTF-16 text, or a missing file, is refused', () => {
     refuses(() => guessFormat(file('image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]))), /image\.png: cannot tell its format.*pass --format authme, drasl, csv, json/);
     refuses(() => guessFormat(file('empty.csv', '')), /empty\.csv: the file is empty/);
+    refuses(() => guessFormat(file('unicode.txt', Buffer.from('\uFEFFname\thash\n', 'utf16le'))), /unicode\.txt: UTF-16 text; save it as UTF-8/);
     refuses(() => guessFormat(join(dir, 'missing.csv')), /missing\.csv: cannot be read: ENOENT/);
     refuses(() => readSource(join(dir, 'missing.csv'), 'csv'), /missing\.csv: cannot be read: ENOENT/);
   });

@@ -10,6 +10,8 @@ import { ImportSourceError, type SourceFormat, SOURCE_FORMATS } from './types.ts
 /** How much of a file is read to guess: far more than any header line. */
 const GUESS_BYTES = 64 * 1024;
 
+const UTF16_MARKS = [Buffer.from([0xff, 0xfe]), Buffer.from([0xfe, 0xff])];
+
 const PASS_FORMAT = `pass --format ${SOURCE_FORMATS.join(', ')}`;
 
 export function guessFormat(path: string): SourceFormat {
@@ -17,6 +19,8 @@ export function guessFormat(path: string): SourceFormat {
     const head = readHead(path);
     if (head.length === 0) throw new ImportSourceError('the file is empty');
     if (head.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return guessDatabase(path);
+    // Spreadsheets save "Unicode text" as UTF-16, which starts with its byte order mark.
+    if (UTF16_MARKS.some((mark) => head.subarray(0, 2).equals(mark))) throw new ImportSourceError('UTF-16 text; save it as UTF-8 and import it again');
     // A NUL byte is in no text file this reads: the file is something else.
     if (head.includes(0)) throw new ImportSourceError(`cannot tell its format: it is neither a SQLite database nor text; ${PASS_FORMAT}`);
     const text = new TextDecoder().decode(head).trimStart(); // the decoder drops a byte order mark
