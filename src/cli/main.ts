@@ -16,6 +16,7 @@ import { DB_OPTIONS, maskSecrets, toServiceOptions, USER_SETTINGS, optionsHelp, 
 import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP, type UserCommandLine } from './user.ts';
 import { INVITE_HELP, parseInviteCommand } from './invite.ts';
+import { IMPORT_HELP, parseImportCommand } from '../import/command.ts';
 import { VERSION } from '../version.ts';
 
 /** Where the program reads and writes: the process's own streams, or a test's. */
@@ -32,6 +33,7 @@ Usage:
   node server.js [serve] [options]     start the server
   node server.js user COMMAND ...      manage players
   node server.js invite COMMAND ...    manage invites to sign up on the account page
+  node server.js import SOURCE ...     add the players of another system, keeping their passwords
   node server.js backup FILE           copy the database, also while the server runs
 
 Server options (a flag wins over its environment variable, which wins over the config file):
@@ -49,6 +51,8 @@ ${optionsHelp()}
 ${USER_HELP}
 
 ${INVITE_HELP}
+
+${IMPORT_HELP}
 
 ${BACKUP_HELP}
 `;
@@ -101,7 +105,7 @@ async function open(db: string, { create, synchronous }: { create: boolean; sync
 }
 
 /**
- * A `user` or `invite` command, with the service set up as the server would be from the
+ * A `user`, `invite` or `import` command, with the service set up as the server would be from the
  * environment and the config file (the password policy, which texture URLs count, where links
  * point). Its output names the database it used, by absolute path, so a command run in the
  * wrong folder is noticed.
@@ -219,6 +223,7 @@ export async function main(argv: string[], io: Io): Promise<number | undefined> 
     }
     if (argv[0] === 'user') return await runUser(argv.slice(1), io);
     if (argv[0] === 'invite') return await runUser(argv.slice(1), io, parseInviteCommand);
+    if (argv[0] === 'import') return await runUser(argv.slice(1), io, parseImportCommand);
     if (argv[0] === 'backup') return await runBackup(argv.slice(1), io);
     return await runServer(argv[0] === 'serve' ? argv.slice(1) : argv, io);
   } catch (err) {

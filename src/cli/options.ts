@@ -1,4 +1,5 @@
 // The server's options: each with its flag, environment variable, default and check.
+import { createForeignHashes } from '../import/plug.ts';
 import { quote } from '../service/errors.ts';
 import {
   DEFAULT_DB,
@@ -401,6 +402,8 @@ export function toServiceOptions(config: ServeConfig): ServiceOptions {
     minPasswordLength,
     allowHttpTextures,
     resetTtlSeconds: resetTtl,
+    // Imported players' hashes: inert until one of them logs in.
+    foreignHashes: createForeignHashes(hashConcurrency),
   };
 }
 
