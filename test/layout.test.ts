@@ -23,6 +23,7 @@ const PARTS = [
   'src/account/',
   'src/ops/',
   'src/cli/',
+  'src/import/',
   'src/server.ts, src/serve.ts, src/runtime.ts, src/version.ts',
 ];
 
