@@ -1,15 +1,9 @@
 // The in-memory store (`--db :memory:`): for tests and trials; everything is gone on exit.
 import type { CreateResult, Invite, Store, TextureChange, User } from './store.ts';
 
-interface Token {
-  userId: string;
-  expiresAt: number;
-  seq: number;
-}
-
 export function createMemoryStore(): Store {
   const users = new Map<string, User>(); // by id
-  const tokens = new Map<string, Token>(); // by digest
+  const tokens = new Map<string, { userId: string; expiresAt: number; seq: number }>(); // by digest
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
   const failures = new Map<string, { failures: number; lastAt: number }>(); // by lower-case name
   const textures = new Map<string, Buffer>(); // by hash
@@ -26,11 +20,8 @@ export function createMemoryStore(): Store {
   // Found by a scan of lower-case names, like the SQLite store's name_key: a store for tests and
   // trials needs no second map, by name, to keep in step with the first.
   const byName = (name: string): User | undefined => [...users.values()].find((u) => u.name.toLowerCase() === name.toLowerCase());
-  const dropTokens = (keep: (digest: string, t: Token) => boolean): void => {
-    for (const [digest, t] of tokens) if (!keep(digest, t)) tokens.delete(digest);
-  };
   const endSessions = (id: string, keep?: string): void => {
-    dropTokens((digest, t) => t.userId !== id || digest === keep);
+    for (const [digest, t] of tokens) if (t.userId === id && digest !== keep) tokens.delete(digest);
     joins.delete(id);
   };
   /** A new player, unless the name (any case) or the id is taken. Hosted textures are set afterwards. */
@@ -132,12 +123,12 @@ export function createMemoryStore(): Store {
       if (!u || u.lockedAt !== null || u.passwordHash !== verifiedHash) return false;
       u.lastLoginAt = now;
       tokens.set(digest, { userId, expiresAt, seq: ++seq });
-      const live = [...tokens.entries()]
+      const live = [...tokens]
         .filter(([, t]) => t.userId === userId && t.expiresAt > now)
         .sort(([, a], [, b]) => b.seq - a.seq) // newest issued first, whatever the clocks said
-        .slice(0, maxLive);
-      const keep = new Set(live.map(([d]) => d));
-      dropTokens((d, t) => t.userId !== userId || keep.has(d));
+        .map(([d]) => d);
+      const keep = new Set(live.slice(0, maxLive));
+      for (const [d, t] of tokens) if (t.userId === userId && !keep.has(d)) tokens.delete(d);
       return true;
     },
     async recordJoin(digest, userId, serverId, now) {
