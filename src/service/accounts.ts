@@ -62,13 +62,8 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   requireNewName(input.name);
   const { hash, password = '' } = input;
   if (hash === undefined) requireNewPassword(password, ctx.options.minPasswordLength);
-  let id: string = randomUUID();
-  if (input.offlineUuid) id = offlineUuid(input.name);
-  if (input.uuid !== undefined) {
-    const given = parseUuid(input.uuid);
-    if (given === undefined) throw invalid(`Invalid UUID ${quote(input.uuid)}`);
-    id = given;
-  }
+  const id = input.uuid !== undefined ? parseUuid(input.uuid) : input.offlineUuid ? offlineUuid(input.name) : randomUUID();
+  if (id === undefined) throw invalid(`Invalid UUID ${quote(input.uuid!)}`);
   const passwordHash = hash === undefined ? await hashInPool(ctx, password) : foreignHash(ctx, hash);
   const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
   const created = await ctx.store.createUser(user, input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() });
