@@ -120,12 +120,9 @@ export async function setHostedTexture(ctx: Context, who: string, upload: Hosted
   const texture = readTexture(upload.kind, upload.bytes, upload.hd ?? ctx.options.hdTextures);
   if ('problem' in texture) throw invalid(texture.problem);
   const user = await findUser(ctx, who);
-  const change: TextureChange = { upload: texture };
-  if (upload.kind === 'cape') change.capeHash = texture.hash;
-  else {
-    change.skinHash = texture.hash;
-    change.isAlex = upload.isAlex ?? (user.skinUrl === null && user.skinHash === null ? false : user.isAlex);
-  }
+  // A skin's model: as given; else the player's, classic for a first skin. A cape leaves it be.
+  const isAlex = upload.isAlex ?? (user.skinUrl === null && user.skinHash === null ? false : user.isAlex);
+  const change: TextureChange = upload.kind === 'cape' ? { upload: texture, capeHash: texture.hash } : { upload: texture, skinHash: texture.hash, isAlex };
   await ctx.store.setTextures(user.id, change);
   return reread(ctx, user);
 }
