@@ -39,13 +39,8 @@ export async function hashInPool(ctx: Context, password: string): Promise<string
 /** A player by name (any case) or by UUID (dashed or not). */
 export async function findUser(ctx: Context, name: string): Promise<User> {
   const id = parseUuid(name);
-  if (id !== undefined) {
-    const user = await ctx.store.findUserById(id);
-    if (!user) throw notFound(`No player with UUID ${id}`);
-    return user;
-  }
-  const user = isPlayerName(name) ? await ctx.store.findUserByName(name) : undefined;
-  if (!user) throw notFound(`No player named ${quote(name)}`);
+  const user = id !== undefined ? await ctx.store.findUserById(id) : isPlayerName(name) ? await ctx.store.findUserByName(name) : undefined;
+  if (!user) throw notFound(id !== undefined ? `No player with UUID ${id}` : `No player named ${quote(name)}`);
   return user;
 }
 
