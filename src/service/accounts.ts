@@ -139,14 +139,12 @@ export async function lockUser(ctx: Context, who: string, reason?: string): Prom
     if ([...reason].length > MAX_LOCK_REASON_CHARS) throw invalid(`The reason must be at most ${MAX_LOCK_REASON_CHARS} characters`);
   }
   const user = await findUser(ctx, who);
-  if (!(await ctx.store.setLock(user.id, { at: ctx.now(), reason: reason?.trim() || null }))) throw gone(user);
-  return reread(ctx, user);
+  return reread(ctx, user, await ctx.store.setLock(user.id, { at: ctx.now(), reason: reason?.trim() || null }));
 }
 
 export async function unlockUser(ctx: Context, who: string): Promise<User> {
   const user = await findUser(ctx, who);
-  if (!(await ctx.store.setLock(user.id, null))) throw gone(user);
-  return reread(ctx, user);
+  return reread(ctx, user, await ctx.store.setLock(user.id, null));
 }
 
 /** A new name for the player; the UUID, textures, tokens and join stay, and the old name is free. */
@@ -155,16 +153,15 @@ export async function renameUser(ctx: Context, who: string, name: string): Promi
   const user = await findUser(ctx, who);
   const result = await ctx.store.renameUser(user.id, name);
   if (result === 'name_taken') throw nameTaken(name);
-  if (result === 'not_found') throw gone(user);
-  return reread(ctx, user);
+  return reread(ctx, user, result === 'renamed');
 }
 
 /** A player removed by another process between the look-up and the change. */
 export const gone = (user: User): ServiceError => notFound(`No player named ${quote(user.name)}`);
 
-/** The player as stored after a change; gone meanwhile: not found. */
-export async function reread(ctx: Context, user: User): Promise<User> {
-  const now = await ctx.store.findUserById(user.id);
+/** The player as stored after a change; gone meanwhile, or not `found` by the change itself: not found. */
+export async function reread(ctx: Context, user: User, found = true): Promise<User> {
+  const now = found ? await ctx.store.findUserById(user.id) : undefined;
   if (!now) throw gone(user);
   return now;
 }
