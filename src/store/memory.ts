@@ -10,10 +10,9 @@ export function createMemoryStore(): Store {
   const invites = new Map<string, Invite>(); // by digest
   const resets = new Map<string, { digest: string; expiresAt: number }>(); // by user id
   let seq = 0;
+  const worn = (hash: string): boolean => [...users.values()].some((u) => u.skinHash === hash || u.capeHash === hash);
   const dropUnworn = (hashes: (string | null)[]): void => {
-    for (const hash of hashes) {
-      if (hash !== null && ![...users.values()].some((u) => u.skinHash === hash || u.capeHash === hash)) textures.delete(hash);
-    }
+    for (const hash of hashes) if (hash !== null && !worn(hash)) textures.delete(hash);
   };
 
   const copy = (u: User | undefined): User | undefined => (u ? { ...u } : undefined);
