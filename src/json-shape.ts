@@ -4,11 +4,6 @@
 // the config file are both read this way.
 import { MAX_JSON_DEPTH, MAX_JSON_NUMBER_CHARS } from './limits.ts';
 
-interface Frame {
-  keys: Set<string> | undefined; // undefined for an array
-  expectKey: boolean;
-}
-
 const NUMBER_START = /[-0-9]/;
 const NUMBER_CHAR = /[-+0-9.eE]/;
 
@@ -17,7 +12,8 @@ const NUMBER_CHAR = /[-+0-9.eE]/;
  * overlong or out-of-range number), or undefined.
  */
 export function jsonShapeProblem(text: string): string | undefined {
-  const stack: Frame[] = [];
+  // One frame a level of nesting: an object's keys so far (undefined in an array), and whether a key comes next.
+  const stack: { keys: Set<string> | undefined; expectKey: boolean }[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === '"') {

@@ -20,36 +20,29 @@ export function createHashPool(concurrency: number, queueSize: number): HashPool
   let running = 0;
   const queue: (() => void)[] = [];
 
-  const slot = (ready: Promise<void>, leaveQueue: () => boolean): HashSlot => {
-    let released = false;
-    return {
-      ready,
-      release: () => {
-        if (released) return;
-        released = true;
-        if (leaveQueue()) return; // never ran: nothing to hand on
-        const next = queue.shift();
-        if (next) next();
-        else running--;
-      },
-    };
-  };
-
   return {
     reserve() {
-      if (running < concurrency) {
-        running++;
-        return slot(Promise.resolve(), () => false);
-      }
-      if (queue.length >= queueSize) return undefined;
+      const full = running >= concurrency;
+      if (full && queue.length >= queueSize) return undefined;
       let start!: () => void;
       const ready = new Promise<void>((resolve) => (start = resolve));
-      queue.push(start);
-      return slot(ready, () => {
-        const at = queue.indexOf(start);
-        if (at !== -1) queue.splice(at, 1);
-        return at !== -1;
-      });
+      if (full) queue.push(start);
+      else {
+        running++;
+        start();
+      }
+      let released = false;
+      return {
+        ready,
+        release: () => {
+          if (released) return;
+          released = true;
+          const at = queue.indexOf(start);
+          if (at !== -1) queue.splice(at, 1); // never ran: nothing to hand on
+          else if (queue.length > 0) queue.shift()!(); // its place goes to the first waiting
+          else running--;
+        },
+      };
     },
     get running() {
       return running;

@@ -39,13 +39,8 @@ export async function hashInPool(ctx: Context, password: string): Promise<string
 /** A player by name (any case) or by UUID (dashed or not). */
 export async function findUser(ctx: Context, name: string): Promise<User> {
   const id = parseUuid(name);
-  if (id !== undefined) {
-    const user = await ctx.store.findUserById(id);
-    if (!user) throw notFound(`No player with UUID ${id}`);
-    return user;
-  }
-  const user = isPlayerName(name) ? await ctx.store.findUserByName(name) : undefined;
-  if (!user) throw notFound(`No player named ${quote(name)}`);
+  const user = id !== undefined ? await ctx.store.findUserById(id) : isPlayerName(name) ? await ctx.store.findUserByName(name) : undefined;
+  if (!user) throw notFound(id !== undefined ? `No player with UUID ${id}` : `No player named ${quote(name)}`);
   return user;
 }
 
@@ -62,13 +57,8 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   requireNewName(input.name);
   const { hash, password = '' } = input;
   if (hash === undefined) requireNewPassword(password, ctx.options.minPasswordLength);
-  let id: string = randomUUID();
-  if (input.offlineUuid) id = offlineUuid(input.name);
-  if (input.uuid !== undefined) {
-    const given = parseUuid(input.uuid);
-    if (given === undefined) throw invalid(`Invalid UUID ${quote(input.uuid)}`);
-    id = given;
-  }
+  const id = input.uuid !== undefined ? parseUuid(input.uuid) : input.offlineUuid ? offlineUuid(input.name) : randomUUID();
+  if (id === undefined) throw invalid(`Invalid UUID ${quote(input.uuid!)}`);
   const passwordHash = hash === undefined ? await hashInPool(ctx, password) : foreignHash(ctx, hash);
   const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
   const created = await ctx.store.createUser(user, input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() });
@@ -125,12 +115,9 @@ export async function setHostedTexture(ctx: Context, who: string, upload: Hosted
   const texture = readTexture(upload.kind, upload.bytes, upload.hd ?? ctx.options.hdTextures);
   if ('problem' in texture) throw invalid(texture.problem);
   const user = await findUser(ctx, who);
-  const change: TextureChange = { upload: texture };
-  if (upload.kind === 'cape') change.capeHash = texture.hash;
-  else {
-    change.skinHash = texture.hash;
-    change.isAlex = upload.isAlex ?? (user.skinUrl === null && user.skinHash === null ? false : user.isAlex);
-  }
+  // A skin's model: as given; else the player's, classic for a first skin. A cape leaves it be.
+  const isAlex = upload.isAlex ?? (user.skinUrl === null && user.skinHash === null ? false : user.isAlex);
+  const change: TextureChange = upload.kind === 'cape' ? { upload: texture, capeHash: texture.hash } : { upload: texture, skinHash: texture.hash, isAlex };
   await ctx.store.setTextures(user.id, change);
   return reread(ctx, user);
 }
@@ -152,14 +139,12 @@ export async function lockUser(ctx: Context, who: string, reason?: string): Prom
     if ([...reason].length > MAX_LOCK_REASON_CHARS) throw invalid(`The reason must be at most ${MAX_LOCK_REASON_CHARS} characters`);
   }
   const user = await findUser(ctx, who);
-  if (!(await ctx.store.setLock(user.id, { at: ctx.now(), reason: reason?.trim() || null }))) throw gone(user);
-  return reread(ctx, user);
+  return reread(ctx, user, await ctx.store.setLock(user.id, { at: ctx.now(), reason: reason?.trim() || null }));
 }
 
 export async function unlockUser(ctx: Context, who: string): Promise<User> {
   const user = await findUser(ctx, who);
-  if (!(await ctx.store.setLock(user.id, null))) throw gone(user);
-  return reread(ctx, user);
+  return reread(ctx, user, await ctx.store.setLock(user.id, null));
 }
 
 /** A new name for the player; the UUID, textures, tokens and join stay, and the old name is free. */
@@ -168,16 +153,15 @@ export async function renameUser(ctx: Context, who: string, name: string): Promi
   const user = await findUser(ctx, who);
   const result = await ctx.store.renameUser(user.id, name);
   if (result === 'name_taken') throw nameTaken(name);
-  if (result === 'not_found') throw gone(user);
-  return reread(ctx, user);
+  return reread(ctx, user, result === 'renamed');
 }
 
 /** A player removed by another process between the look-up and the change. */
 export const gone = (user: User): ServiceError => notFound(`No player named ${quote(user.name)}`);
 
-/** The player as stored after a change; gone meanwhile: not found. */
-export async function reread(ctx: Context, user: User): Promise<User> {
-  const now = await ctx.store.findUserById(user.id);
+/** The player as stored after a change; gone meanwhile, or not `found` by the change itself: not found. */
+export async function reread(ctx: Context, user: User, found = true): Promise<User> {
+  const now = found ? await ctx.store.findUserById(user.id) : undefined;
   if (!now) throw gone(user);
   return now;
 }

@@ -22,13 +22,7 @@ export function textureUrl(url: string | null, hash: string | null, hostedBase: 
  */
 export function textureFields(user: User, variant: Variant, hostedBase: string | undefined): TextureFields {
   if (variant === 'base') return {};
-  const fields: TextureFields = {};
   const skinUrl = textureUrl(user.skinUrl, user.skinHash, hostedBase);
   const capeUrl = textureUrl(user.capeUrl, user.capeHash, hostedBase);
-  if (skinUrl !== undefined) {
-    fields.isAlex = user.isAlex;
-    fields.skinUrl = skinUrl;
-  }
-  if (capeUrl !== undefined) fields.capeUrl = capeUrl;
-  return fields;
+  return { ...(skinUrl !== undefined && { isAlex: user.isAlex, skinUrl }), ...(capeUrl !== undefined && { capeUrl }) };
 }

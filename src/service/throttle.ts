@@ -11,8 +11,7 @@ import { busy, ServiceError } from './errors.ts';
 /** When the next attempt is allowed (0: at once). */
 export function throttledUntil({ failures, lastAt }: LoginFailures): number {
   if (failures < FREE_LOGIN_FAILURES) return 0;
-  const delay = Math.min(THROTTLE_BASE_MS * 2 ** (failures - FREE_LOGIN_FAILURES), THROTTLE_MAX_MS);
-  return lastAt + delay;
+  return lastAt + Math.min(THROTTLE_BASE_MS * 2 ** (failures - FREE_LOGIN_FAILURES), THROTTLE_MAX_MS);
 }
 
 /**

@@ -1,49 +1,36 @@
 // The in-memory store (`--db :memory:`): for tests and trials; everything is gone on exit.
 import type { CreateResult, Invite, Store, TextureChange, User } from './store.ts';
 
-interface Token {
-  userId: string;
-  expiresAt: number;
-  seq: number;
-}
-
 export function createMemoryStore(): Store {
   const users = new Map<string, User>(); // by id
-  const idByName = new Map<string, string>(); // lower-case name -> id
-  const tokens = new Map<string, Token>(); // by digest
+  const tokens = new Map<string, { userId: string; expiresAt: number; seq: number }>(); // by digest
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
   const failures = new Map<string, { failures: number; lastAt: number }>(); // by lower-case name
   const textures = new Map<string, Buffer>(); // by hash
   const invites = new Map<string, Invite>(); // by digest
   const resets = new Map<string, { digest: string; expiresAt: number }>(); // by user id
   let seq = 0;
+  const worn = (hash: string): boolean => [...users.values()].some((u) => u.skinHash === hash || u.capeHash === hash);
   const dropUnworn = (hashes: (string | null)[]): void => {
-    for (const hash of hashes) {
-      if (hash !== null && ![...users.values()].some((u) => u.skinHash === hash || u.capeHash === hash)) textures.delete(hash);
-    }
+    for (const hash of hashes) if (hash !== null && !worn(hash)) textures.delete(hash);
   };
 
   const copy = (u: User | undefined): User | undefined => (u ? { ...u } : undefined);
-  const byName = (name: string): User | undefined => {
-    const id = idByName.get(name.toLowerCase());
-    return id === undefined ? undefined : users.get(id);
-  };
-  const dropTokens = (keep: (digest: string, t: Token) => boolean): void => {
-    for (const [digest, t] of tokens) if (!keep(digest, t)) tokens.delete(digest);
-  };
+  // Found by a scan of lower-case names, like the SQLite store's name_key: a store for tests and
+  // trials needs no second map, by name, to keep in step with the first.
+  const byName = (name: string): User | undefined => [...users.values()].find((u) => u.name.toLowerCase() === name.toLowerCase());
   const endSessions = (id: string, keep?: string): void => {
-    dropTokens((digest, t) => t.userId !== id || digest === keep);
+    for (const [digest, t] of tokens) if (t.userId === id && digest !== keep) tokens.delete(digest);
     joins.delete(id);
   };
   /** A new player, unless the name (any case) or the id is taken. Hosted textures are set afterwards. */
   const insertUser = (user: User, invite?: { digest: string; now: number }): CreateResult => {
-    if (idByName.has(user.name.toLowerCase())) return 'name_taken';
+    if (byName(user.name)) return 'name_taken';
     const used = invite && invites.get(invite.digest);
     if (invite && !(used && used.usesLeft > 0 && used.expiresAt > invite.now)) return 'invite_invalid';
     if (users.has(user.id)) return 'id_taken';
     if (used) used.usesLeft--;
     users.set(user.id, { ...user, skinHash: null, capeHash: null, lastLoginAt: null, lockedAt: null, lockReason: null });
-    idByName.set(user.name.toLowerCase(), user.id);
     return 'created';
   };
 
@@ -68,12 +55,8 @@ export function createMemoryStore(): Store {
       return copy(users.get(id));
     },
     async findUsersByNames(names) {
-      const found = new Map<string, User>();
-      for (const name of names) {
-        const u = byName(name);
-        if (u) found.set(u.id, { ...u });
-      }
-      return [...found.values()];
+      const keys = new Set(names.map((name) => name.toLowerCase()));
+      return [...users.values()].filter((u) => keys.has(u.name.toLowerCase())).map((u) => ({ ...u }));
     },
     async createUser(user, invite): Promise<CreateResult> {
       return insertUser(user, invite);
@@ -81,16 +64,14 @@ export function createMemoryStore(): Store {
     async createUsers(list, commit) {
       const results = list.map((user) => insertUser(user));
       if (commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created'))) return results;
-      results.forEach((r, i) => r === 'created' && (users.delete(list[i]!.id), idByName.delete(list[i]!.name.toLowerCase())));
+      results.forEach((r, i) => r === 'created' && users.delete(list[i]!.id));
       return results;
     },
     async renameUser(id, name) {
       const u = users.get(id);
-      const holder = idByName.get(name.toLowerCase());
-      if (holder !== undefined && holder !== id) return 'name_taken';
+      const holder = byName(name);
+      if (holder && holder.id !== id) return 'name_taken';
       if (!u) return 'not_found';
-      idByName.delete(u.name.toLowerCase());
-      idByName.set(name.toLowerCase(), id);
       u.name = name;
       return 'renamed';
     },
@@ -132,7 +113,6 @@ export function createMemoryStore(): Store {
       if (!u) return false;
       users.delete(id);
       dropUnworn([u.skinHash, u.capeHash]);
-      idByName.delete(u.name.toLowerCase());
       resets.delete(id);
       endSessions(id);
       return true;
@@ -142,12 +122,12 @@ export function createMemoryStore(): Store {
       if (!u || u.lockedAt !== null || u.passwordHash !== verifiedHash) return false;
       u.lastLoginAt = now;
       tokens.set(digest, { userId, expiresAt, seq: ++seq });
-      const live = [...tokens.entries()]
+      const live = [...tokens]
         .filter(([, t]) => t.userId === userId && t.expiresAt > now)
         .sort(([, a], [, b]) => b.seq - a.seq) // newest issued first, whatever the clocks said
-        .slice(0, maxLive);
-      const keep = new Set(live.map(([d]) => d));
-      dropTokens((d, t) => t.userId !== userId || keep.has(d));
+        .map(([d]) => d);
+      const keep = new Set(live.slice(0, maxLive));
+      for (const [d, t] of tokens) if (t.userId === userId && !keep.has(d)) tokens.delete(d);
       return true;
     },
     async recordJoin(digest, userId, serverId, now) {

@@ -61,17 +61,15 @@ export const MIGRATIONS: string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** Runs `step`, retrying while another process holds the lock it needs (a new file opened by several at once). */
 async function whenUnlocked<T>(step: () => T): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return step();
     } catch (err) {
-      const locked = /locked|busy/i.test(String((err as Error).message));
-      if (!locked || attempt >= 50) throw err;
-      await sleep(20 + Math.random() * 30);
+      // Only a lock held elsewhere is worth a short, jittered wait; anything else is thrown at once.
+      if (!/locked|busy/i.test(String((err as Error).message)) || attempt >= 50) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
     }
   }
 }
@@ -79,9 +77,7 @@ async function whenUnlocked<T>(step: () => T): Promise<T> {
 /** The file's schema version; a version newer than this program's is refused. */
 function refuseNewer(db: DatabaseSync): number {
   const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  if (version > SCHEMA_VERSION) {
-    throw new Error(`the database has schema version ${version}, newer than this program's ${SCHEMA_VERSION}; use a newer mcauth`);
-  }
+  if (version > SCHEMA_VERSION) throw new Error(`the database has schema version ${version}, newer than this program's ${SCHEMA_VERSION}; use a newer mcauth`);
   return version;
 }
 

@@ -36,7 +36,6 @@ export type TextureChange = Partial<Pick<User, 'skinUrl' | 'skinHash' | 'capeUrl
 };
 
 export type CreateResult = 'created' | 'name_taken' | 'id_taken' | 'invite_invalid';
-export type RenameResult = 'renamed' | 'name_taken' | 'not_found';
 
 /** Failed logins of one name: how many in a row, and when the last was. */
 export interface LoginFailures {
@@ -76,7 +75,7 @@ export interface Store {
    */
   createUsers(users: User[], commit: 'always' | 'unless-taken' | 'never'): Promise<CreateResult[]>;
   /** Gives the player another name (unique in any case); id, textures, tokens and join stay. */
-  renameUser(id: string, name: string): Promise<RenameResult>;
+  renameUser(id: string, name: string): Promise<'renamed' | 'name_taken' | 'not_found'>;
   /**
    * Replaces the hash; with `endSessions`, also ends every session (tokens and join) of the user
    * but the token `keepToken` (a digest), and voids its reset code, atomically. With `replacing`,
