@@ -255,7 +255,7 @@ describe('traps', () => {
     assertFail(
       await admin(s, 'POST', '/admin/users', { name: 'Typo', password: PASSWORD, offlineUUID: true }),
       400,
-      'Unknown field "offlineUUID": this call takes name, password, uuid, offlineUuid',
+      'Unknown field "offlineUUID": this call takes name, password, hash, uuid, offlineUuid',
     );
     assertFail(await admin(s, 'GET', '/admin/users/Typo'), 404, 'No player named "Typo"');
     assertFail(await admin(s, 'PATCH', '/admin/users/Seen', { skinURL: 'https://x.example/a.png' }), 400, 'Unknown field "skinURL": this call takes skinUrl, capeUrl, isAlex');
@@ -271,7 +271,7 @@ describe('traps', () => {
     assertFail(await admin(s, 'GET', `/admin/users/${long}`), 404, `No player named ${cut}`);
     assertFail(await admin(s, 'POST', '/admin/users', { name: long, password: PASSWORD }), 400, `Invalid name ${cut}: use 3 to 16 letters, digits and _`);
     assertFail(await admin(s, 'POST', '/admin/users', { name: 'Quoted', password: PASSWORD, uuid: long }), 400, `Invalid UUID ${cut}`);
-    assertFail(await admin(s, 'POST', '/admin/users', { name: 'Quoted', password: PASSWORD, [long]: 1 }), 400, `Unknown field ${cut}: this call takes name, password, uuid, offlineUuid`);
+    assertFail(await admin(s, 'POST', '/admin/users', { name: 'Quoted', password: PASSWORD, [long]: 1 }), 400, `Unknown field ${cut}: this call takes name, password, hash, uuid, offlineUuid`);
     assertFail(
       await admin(s, 'PATCH', '/admin/users/Seen', { skinUrl: `ftp://${long}` }),
       400,
