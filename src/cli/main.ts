@@ -16,7 +16,7 @@ import { DB_OPTIONS, maskSecrets, toServiceOptions, USER_SETTINGS, optionsHelp, 
 import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP, type UserCommandLine } from './user.ts';
 import { INVITE_HELP, parseInviteCommand } from './invite.ts';
-import { IMPORT_HELP, parseImportCommand } from '../import/command.ts';
+import { IMPORT_HELP, parseImportCommand } from './import.ts';
 import { VERSION } from '../version.ts';
 
 /** Where the program reads and writes: the process's own streams, or a test's. */

@@ -82,8 +82,8 @@ test('more than 20 skipped rows: the first 20 are listed', async () => {
 });
 
 test('refusals: an unknown --format or --on-conflict, no SOURCE, a file that cannot be read', async () => {
-  assert.deepEqual(await run(['import', 'x.csv', '--format', 'yaml']), { code: 2, stdout: '', stderr: 'mcauth: --format must be one of authme, drasl, csv, json (see --help)\n' });
-  assert.deepEqual(await run(['import', 'x.csv', '--on-conflict', 'merge']), { code: 2, stdout: '', stderr: 'mcauth: --on-conflict must be skip or fail (see --help)\n' });
+  assert.deepEqual(await run(['import', 'x.csv', '--format', 'yaml']), { code: 2, stdout: '', stderr: 'mcauth: unknown --format "yaml": use authme, drasl, csv, json (see --help)\n' });
+  assert.deepEqual(await run(['import', 'x.csv', '--on-conflict', 'merge']), { code: 2, stdout: '', stderr: 'mcauth: unknown --on-conflict "merge": use skip or fail (see --help)\n' });
   assert.equal((await run(['import'])).code, 2);
   const missing = await run(['import', join(dir, 'nowhere.csv'), '--format', 'csv']);
   assert.equal(missing.code, 1);

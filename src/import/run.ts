@@ -1,22 +1,21 @@
 // `import SOURCE ...`: players of another system (AuthMe, drasl, a web cabinet's export) added
 // with the password hashes that system keeps, and a report of what was taken and what was not.
 import { resolve } from 'node:path';
-import { DB_OPTIONS } from '../cli/options.ts';
-import { parseCommandLine, UsageError, type CommandLine } from '../cli/usage.ts';
-import type { UserCommandLine, UserIo } from '../cli/user.ts';
 import type { Service } from '../service/service.ts';
 import type { CreateResult } from '../store/store.ts';
-import { toPlayer, type Refused, type RowField } from './players.ts';
-import { guessFormat, readSource, SOURCE_FORMATS, type ImportRow, type SourceFormat } from './read/rows.ts';
 import type { Recognized } from './hashes/formats.ts';
+import { toPlayer, type RowField } from './players.ts';
+import { guessFormat, readSource, type ImportRow, type SourceFormat } from './read/rows.ts';
 
-export const IMPORT_HELP = `Importing players (takes --db PATH, or MCAUTH_DB, or --config FILE):
-  import SOURCE [--format authme|drasl|csv|json] [--dry-run] [--on-conflict skip|fail]
-      adds the players of another system with the password hashes it keeps: each logs in with
-      the old password, which is then hashed anew with scrypt. The format is guessed from the
-      file when not given. A player whose name (in any case) or UUID is taken is skipped, or
-      with --on-conflict fail stops the import with nothing written. --dry-run writes nothing
-      and prints the same report.`;
+export interface ImportOptions {
+  /** Guessed from the file when not given. */
+  format?: SourceFormat;
+  /** Write nothing; report the same. */
+  dryRun: boolean;
+  /** A name or UUID taken: skip that player, or stop with nothing written. */
+  onConflict: 'skip' | 'fail';
+  allowHttpTextures: boolean;
+}
 
 /** The words of the report for why a row was not imported. */
 const WHY: Record<Exclude<CreateResult, 'created'> | RowField, string> = {
@@ -73,21 +72,21 @@ function report(source: string, format: SourceFormat, outcomes: Outcome[], dryRu
   return lines.join('\n');
 }
 
-async function run(service: Service, { values, positionals: [source] }: CommandLine, { settings }: UserIo): Promise<string> {
-  const given = values.format;
-  if (given !== undefined && !SOURCE_FORMATS.includes(given as SourceFormat)) throw new UsageError(`--format must be one of ${SOURCE_FORMATS.join(', ')}`);
-  const onConflict = values['on-conflict'] ?? 'skip';
-  if (onConflict !== 'skip' && onConflict !== 'fail') throw new UsageError('--on-conflict must be skip or fail');
-  const dryRun = values['dry-run'] === true;
-  const format = (given as SourceFormat | undefined) ?? guessFormat(source!);
+/**
+ * Reads the players of `source`, checks each, stores those that pass in one transaction, and
+ * returns the report. With onConflict 'fail' and a name or UUID taken, nothing is written and
+ * the report is thrown as the error's message.
+ */
+export async function importPlayers(service: Service, source: string, options: ImportOptions): Promise<string> {
+  const { dryRun, onConflict } = options;
+  const format = options.format ?? guessFormat(source);
   const createdAt = Date.now();
   const outcomes: Outcome[] = [];
   const users = [];
-  for (const row of readSource(source!, format)) {
-    const player = toPlayer(row, settings.allowHttpTextures, createdAt);
+  for (const row of readSource(source, format)) {
+    const player = toPlayer(row, options.allowHttpTextures, createdAt);
     if ('field' in player) {
-      const refused: Refused = player;
-      outcomes.push({ row, why: WHY[refused.field], problem: refused.problem });
+      outcomes.push({ row, why: WHY[player.field], problem: player.problem });
     } else {
       outcomes.push({ row, hash: player.hash });
       users.push(player.user);
@@ -98,19 +97,9 @@ async function run(service: Service, { values, positionals: [source] }: CommandL
   results.forEach((result, i) => {
     if (result !== 'created') stored[i]!.why = WHY[result];
   });
-  const said = report(source!, format, outcomes, dryRun);
+  const said = report(source, format, outcomes, dryRun);
   if (onConflict === 'fail' && results.some((r) => r !== 'created')) {
     throw new Error(`${said}\n${dryRun ? 'With --on-conflict fail, nothing would be' : 'Stopped by --on-conflict fail: nothing was'} imported, as a name or UUID is taken`);
   }
   return said;
-}
-
-/**
- * Parses `import SOURCE ...`, as parseUserCommand does `user ...`. An import may create the
- * database (it can be the first thing done on a new host); a dry run does not.
- */
-export function parseImportCommand(argv: string[]): UserCommandLine {
-  const options = { ...DB_OPTIONS, format: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'on-conflict': { type: 'string' } } as const;
-  const line = parseCommandLine(argv, options, ['SOURCE']);
-  return { line, creates: line.values['dry-run'] !== true, run: (service, io) => run(service, line, io) };
 }
