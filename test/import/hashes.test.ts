@@ -99,7 +99,8 @@ test("PBKDF2-SHA256 in Django's form and AuthMe's hexadecimal and base64 forms",
     [`pbkdf2_sha256$1e4$salt$${key}`, /not a positive whole number/],
     [`pbkdf2_sha256$10000$$${key}`, /salt is empty/],
     ['pbkdf2_sha256$10000$salt$5yPHw3rwJGECpUf70daLGhOrQ5+AMxIJdz1c3bqK1Rs', /neither hexadecimal nor base64/],
-    ['pbkdf2_sha256$10000$salt$093E38B1', /4 bytes, fewer than 16/],
+    ['pbkdf2_sha256$10000$salt$093E38B1', /4 bytes, not 16 to 64/],
+    [`pbkdf2_sha256$10000$salt$${'AB'.repeat(65)}`, /65 bytes, not 16 to 64/],
     [`pbkdf2_sha256$10000$salt$${key}$extra`, /four fields/],
     [`pbkdf2$4128$not base64!$${key}`, /not base64/],
     [`pbkdf2_sha1$10000$salt$${key}`, /unknown hash format/],
@@ -179,6 +180,8 @@ test('what is not a foreign hash is refused, and nothing is trimmed', async () =
     [' $2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW', /unknown hash format/],
     ['$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW\n', /60 characters, not 61/],
     ['5f4dcc3b5aa765d61d8327deb882cf99', /unknown hash format/],
+    // A salt of any length would be hashed on the main thread: no hash is taken past 512 characters.
+    [`$SHA$${'s'.repeat(512)}$${'ab'.repeat(32)}`, /a hash longer than 512 characters/],
   ]);
   await assert.rejects(verify('pw', ours), /not a foreign hash this service verifies: unknown hash format/);
 });

@@ -40,9 +40,16 @@ function unwrapXenForo(hash: string): string | { problem: string } {
   return inner;
 }
 
+/**
+ * The longest hash taken. Every format met is under 200 characters; a longer one is no real hash,
+ * and its salt or key could make one check cost what it likes (a salt hashed on the main thread).
+ */
+export const MAX_HASH_CHARS = 512;
+
 /** What an imported hash string is: its format and the exact string to store; or why it cannot be taken. */
 export function recognizeHash(hash: string): Recognized | { problem: string } {
   if (hash === '') return { problem: 'empty hash' };
+  if (hash.length > MAX_HASH_CHARS) return { problem: `a hash longer than ${MAX_HASH_CHARS} characters` };
   if (hash.startsWith('a:')) {
     const inner = unwrapXenForo(hash);
     if (typeof inner !== 'string') return inner;

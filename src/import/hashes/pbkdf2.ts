@@ -11,6 +11,11 @@ import { decodeBase64 } from './base64.ts';
 export const PBKDF2_MAX_ITERATIONS = 10_000_000;
 /** Shorter keys are no real hash: a truncated or damaged row. */
 const MIN_KEY_BYTES = 16;
+/**
+ * PBKDF2's work grows with the key's length (one run of the iterations a 32 bytes), so a long
+ * key would multiply the iteration limit; the forms met have 32 or 64 bytes.
+ */
+const MAX_KEY_BYTES = 64;
 
 export interface Pbkdf2Hash {
   iterations: number;
@@ -33,7 +38,7 @@ export function parsePbkdf2(stored: string): Pbkdf2Hash | string {
   if (!salt?.length) return 'PBKDF2 salt is empty or not base64';
   const key = scheme === 'pbkdf2' ? decodeBase64(keyText, true) : readKey(keyText);
   if (!key) return 'PBKDF2 key is neither hexadecimal nor base64';
-  if (key.length < MIN_KEY_BYTES) return `PBKDF2 key has ${key.length} bytes, fewer than ${MIN_KEY_BYTES}`;
+  if (key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) return `PBKDF2 key has ${key.length} bytes, not ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES}`;
   return { iterations, salt, key };
 }
 
