@@ -1,5 +1,5 @@
 // `import SOURCE ...`: the command line of the importer (src/import/).
-import { importPlayers } from '../import/run.ts';
+import { importPlayers, readPlayers } from '../import/run.ts';
 import { SOURCE_FORMATS, type SourceFormat } from '../import/read/rows.ts';
 import { quote } from '../service/errors.ts';
 import { DB_OPTIONS } from './options.ts';
@@ -17,7 +17,8 @@ export const IMPORT_HELP = `Importing players (takes --db PATH, or MCAUTH_DB, or
 const OPTIONS = { ...DB_OPTIONS, format: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'on-conflict': { type: 'string' } } as const;
 
 /**
- * Parses `import SOURCE ...`, as parseUserCommand does `user ...`. An import may create the
+ * Parses `import SOURCE ...`, as parseUserCommand does `user ...`, and reads the source whole:
+ * a file that cannot be read is refused before any database is opened. An import may create the
  * database (it can be the first thing done on a new host); a dry run does not.
  */
 export function parseImportCommand(argv: string[]): UserCommandLine {
@@ -27,10 +28,10 @@ export function parseImportCommand(argv: string[]): UserCommandLine {
     throw new UsageError(`unknown --format ${quote(String(format))}: use ${SOURCE_FORMATS.join(', ')}`);
   }
   if (onConflict !== 'skip' && onConflict !== 'fail') throw new UsageError(`unknown --on-conflict ${quote(String(onConflict))}: use skip or fail`);
+  const source = readPlayers(line.positionals[0]!, format as SourceFormat | undefined);
   return {
     line,
     creates: dryRun !== true,
-    run: (service, { settings }) =>
-      importPlayers(service, line.positionals[0]!, { format: format as SourceFormat | undefined, dryRun: dryRun === true, onConflict, allowHttpTextures: settings.allowHttpTextures }),
+    run: (service, { settings }) => importPlayers(service, source, { dryRun: dryRun === true, onConflict, allowHttpTextures: settings.allowHttpTextures }),
   };
 }

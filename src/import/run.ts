@@ -7,9 +7,20 @@ import type { Recognized } from './hashes/formats.ts';
 import { toPlayer, type RowField } from './players.ts';
 import { guessFormat, readSource, type ImportRow, type SourceFormat } from './read/rows.ts';
 
+/** A source read whole: its rows, and the format they were read as. */
+export interface Source {
+  path: string;
+  format: SourceFormat;
+  rows: ImportRow[];
+}
+
+/** Reads `path` as `format`, or as the format guessed from the file; refuses a file it cannot read. */
+export function readPlayers(path: string, format?: SourceFormat): Source {
+  const as = format ?? guessFormat(path);
+  return { path, format: as, rows: readSource(path, as) };
+}
+
 export interface ImportOptions {
-  /** Guessed from the file when not given. */
-  format?: SourceFormat;
   /** Write nothing; report the same. */
   dryRun: boolean;
   /** A name or UUID taken: skip that player, or stop with nothing written. */
@@ -44,17 +55,17 @@ function tally(keys: string[]): string[] {
 interface Outcome {
   row: ImportRow;
   hash?: Recognized;
-  /** Why it was not imported; none: it was (or, in a dry run, would be). */
+  /** Why it was not imported; none: it was (or would be). */
   why?: string;
   problem?: string;
 }
 
-function report(source: string, format: SourceFormat, outcomes: Outcome[], dryRun: boolean): string {
+function report({ path, format }: Source, outcomes: Outcome[], wrote: boolean, dryRun: boolean): string {
   const taken = outcomes.filter((o) => o.why === undefined);
   const skipped = outcomes.filter((o) => o.why !== undefined);
   const lines = [
-    `Read ${n(outcomes.length)} players from ${resolve(source)} (${format})`,
-    `${dryRun ? 'Would import' : 'Imported'}: ${n(taken.length)}`,
+    `Read ${n(outcomes.length)} players from ${resolve(path)} (${format})`,
+    `${wrote ? 'Imported' : 'Would import'}: ${n(taken.length)}`,
     ...tally(taken.map((o) => `hash ${o.hash!.format}`)),
     `Skipped: ${n(skipped.length)}`,
     ...tally(skipped.map((o) => o.why!)),
@@ -73,17 +84,16 @@ function report(source: string, format: SourceFormat, outcomes: Outcome[], dryRu
 }
 
 /**
- * Reads the players of `source`, checks each, stores those that pass in one transaction, and
- * returns the report. With onConflict 'fail' and a name or UUID taken, nothing is written and
- * the report is thrown as the error's message.
+ * Checks each player of `source`, stores those that pass in one transaction, and returns the
+ * report. With onConflict 'fail' and a name or UUID taken, nothing is written and the report is
+ * thrown as the error's message.
  */
-export async function importPlayers(service: Service, source: string, options: ImportOptions): Promise<string> {
+export async function importPlayers(service: Service, source: Source, options: ImportOptions): Promise<string> {
   const { dryRun, onConflict } = options;
-  const format = options.format ?? guessFormat(source);
   const createdAt = Date.now();
   const outcomes: Outcome[] = [];
   const users = [];
-  for (const row of readSource(source, format)) {
+  for (const row of source.rows) {
     const player = toPlayer(row, options.allowHttpTextures, createdAt);
     if ('field' in player) {
       outcomes.push({ row, why: WHY[player.field], problem: player.problem });
@@ -97,8 +107,9 @@ export async function importPlayers(service: Service, source: string, options: I
   results.forEach((result, i) => {
     if (result !== 'created') stored[i]!.why = WHY[result];
   });
-  const said = report(source, format, outcomes, dryRun);
-  if (onConflict === 'fail' && results.some((r) => r !== 'created')) {
+  const stopped = onConflict === 'fail' && results.some((r) => r !== 'created');
+  const said = report(source, outcomes, !dryRun && !stopped, dryRun);
+  if (stopped) {
     throw new Error(`${said}\n${dryRun ? 'With --on-conflict fail, nothing would be' : 'Stopped by --on-conflict fail: nothing was'} imported, as a name or UUID is taken`);
   }
   return said;

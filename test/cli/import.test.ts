@@ -2,7 +2,7 @@
 // of row, the refusals of the command line, and a file that cannot be read.
 // test/e2e/import.test.ts runs it through the built server and logs the players in.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { after, test } from 'node:test';
@@ -85,8 +85,13 @@ test('refusals: an unknown --format or --on-conflict, no SOURCE, a file that can
   assert.deepEqual(await run(['import', 'x.csv', '--format', 'yaml']), { code: 2, stdout: '', stderr: 'mcauth: unknown --format "yaml": use authme, drasl, csv, json (see --help)\n' });
   assert.deepEqual(await run(['import', 'x.csv', '--on-conflict', 'merge']), { code: 2, stdout: '', stderr: 'mcauth: unknown --on-conflict "merge": use skip or fail (see --help)\n' });
   assert.equal((await run(['import'])).code, 2);
-  const missing = await run(['import', join(dir, 'nowhere.csv'), '--format', 'csv']);
+  // Refused before any database is opened: none is created for a file that cannot be read.
+  const fresh = join(dir, 'never-made.db');
+  const missing = await run(['import', join(dir, 'nowhere.csv'), '--format', 'csv', '--db', fresh]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /^mcauth: .*nowhere\.csv: cannot be read: ENOENT/);
-  assert.match(missing.stderr, new RegExp(`Database: ${DB}\\n$`));
+  const empty = join(dir, 'empty.json');
+  writeFileSync(empty, '');
+  assert.equal((await run(['import', empty, '--db', fresh])).code, 1);
+  assert.equal(existsSync(fresh), false);
 });

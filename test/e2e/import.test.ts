@@ -110,6 +110,7 @@ describe('import from AuthMe', () => {
 
     const fail = await cli(['import', authme, '--db', db, '--on-conflict', 'fail']);
     assert.equal(fail.code, 1);
+    assert.match(fail.stderr, /^Would import: 4$/m);
     assert.match(fail.stderr, /Stopped by --on-conflict fail: nothing was imported, as a name or UUID is taken/);
     assert.deepEqual(usersOf(db), before);
 
