@@ -159,3 +159,18 @@ test('without the importer plugged in, a foreign hash is refused at creation', a
   const service = createService(createMemoryStore(), { ...OPTIONS, foreignHashes: undefined });
   await assert.rejects(service.addUser({ name: 'Bob', hash: 'plain$x' }), { kind: 'invalid', message: 'Field "hash": no foreign hash format is known here' });
 });
+
+test("an imported player's check holds a place in the hash pool, as a scrypt does: a full pool is 503 busy", async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const slow: ForeignHashes = { ...plainHashes, verify: async (password, stored) => (await held, stored === `plain$${password}`) };
+  const store = createMemoryStore();
+  const service = createService(store, { ...OPTIONS, hashConcurrency: 1, hashQueue: 0, foreignHashes: slow });
+  await service.addUser({ name: 'Alice', hash: 'plain$old-password' });
+  await service.addUser({ name: 'Bob', hash: 'plain$bob-password' });
+  const first = service.login('alice', 'old-password');
+  await assert.rejects(service.login('bob', 'bob-password'), { kind: 'busy' });
+  release();
+  assert.ok((await first).accessToken);
+  assert.ok((await service.login('bob', 'bob-password')).accessToken, 'the place is given back');
+});
