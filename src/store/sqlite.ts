@@ -4,42 +4,12 @@ import { BUSY_TIMEOUT_MS } from '../limits.ts';
 import { migrate } from './schema.ts';
 import type { CreateResult, Invite, Store, User } from './store.ts';
 
-interface UserRow {
-  id: string;
-  name: string;
-  password_hash: string;
-  skin_url: string | null;
-  skin_hash: string | null;
-  cape_url: string | null;
-  cape_hash: string | null;
-  is_alex: number;
-  created_at: number;
-  last_login_at: number | null;
-  locked_at: number | null;
-  lock_reason: string | null;
-}
-
 const USER_COLUMNS =
-  'users.id, users.name, users.password_hash, users.skin_url, users.skin_hash, users.cape_url, users.cape_hash, users.is_alex, users.created_at, users.last_login_at, users.locked_at, users.lock_reason';
+  'users.id, users.name, users.password_hash AS passwordHash, users.skin_url AS skinUrl, users.skin_hash AS skinHash, users.cape_url AS capeUrl, users.cape_hash AS capeHash, ' +
+  'users.is_alex AS isAlex, users.created_at AS createdAt, users.last_login_at AS lastLoginAt, users.locked_at AS lockedAt, users.lock_reason AS lockReason';
 
-function toUser(row: unknown): User | undefined {
-  if (!row) return undefined;
-  const r = row as UserRow;
-  return {
-    id: r.id,
-    name: r.name,
-    passwordHash: r.password_hash,
-    skinUrl: r.skin_url,
-    skinHash: r.skin_hash,
-    capeUrl: r.cape_url,
-    capeHash: r.cape_hash,
-    isAlex: r.is_alex === 1,
-    createdAt: r.created_at,
-    lastLoginAt: r.last_login_at,
-    lockedAt: r.locked_at,
-    lockReason: r.lock_reason,
-  };
-}
+/** A row of USER_COLUMNS as a User: the model flag is stored as 0 or 1. */
+const toUser = (row: unknown): User | undefined => (row ? { ...(row as User), isAlex: (row as { isAlex: unknown }).isAlex === 1 } : undefined);
 
 /** Runs `work` in a write transaction, taking the write lock up front so it cannot deadlock. */
 function transaction<T>(db: DatabaseSync, work: () => T): T {
