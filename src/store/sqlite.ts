@@ -11,8 +11,31 @@ const USER_COLUMNS =
 /** A row of USER_COLUMNS as a User: the model flag is stored as 0 or 1. */
 const toUser = (row: unknown): User | undefined => (row ? { ...(row as User), isAlex: (row as { isAlex: unknown }).isAlex === 1 } : undefined);
 
+/** Connections holding a read transaction that the reads of one turn of the event loop share. */
+const sharing = new WeakSet<DatabaseSync>();
+
+/** Ends the shared read transaction, if any: before a write, so that nothing written waits for the turn's end. */
+function endSharedRead(db: DatabaseSync): void {
+  if (sharing.delete(db)) db.exec('COMMIT');
+}
+
+/**
+ * Runs `read` in the read transaction shared by the rest of this turn of the event loop: one for
+ * all the requests served in the turn, not one each (two fcntl locks on the shared memory and a
+ * check of the log index apiece). What another process commits is seen from the next turn.
+ */
+function sharedRead<T>(db: DatabaseSync, read: () => T): T {
+  if (!sharing.has(db)) {
+    db.exec('BEGIN');
+    sharing.add(db);
+    setImmediate(() => endSharedRead(db));
+  }
+  return read();
+}
+
 /** Runs `work` in a write transaction, taking the write lock up front so it cannot deadlock. */
 function transaction<T>(db: DatabaseSync, work: () => T): T {
+  endSharedRead(db);
   db.exec('BEGIN IMMEDIATE');
   try {
     const result = work();
@@ -129,13 +152,13 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       transaction(db, () => endSessions(id));
     },
     async findUserByName(name) {
-      return toUser(q.byName.get(name.toLowerCase()));
+      return toUser(sharedRead(db, () => q.byName.get(name.toLowerCase())));
     },
     async findUserById(id) {
-      return toUser(q.byId.get(id));
+      return toUser(sharedRead(db, () => q.byId.get(id)));
     },
     async findUsersByNames(names) {
-      return q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase()))).map((row) => toUser(row)!);
+      return sharedRead(db, () => q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase())))).map((row) => toUser(row)!);
     },
     async createUser(user, invite): Promise<CreateResult> {
       const key = user.name.toLowerCase();
@@ -211,10 +234,10 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       });
     },
     async recordJoin(digest, userId, serverId, now) {
-      return q.recordJoin.run(digest, userId, serverId, now).changes === 1;
+      return transaction(db, () => q.recordJoin.run(digest, userId, serverId, now).changes === 1);
     },
     async findJoin(name, serverId, since) {
-      return toUser(q.findJoin.get(name.toLowerCase(), serverId, since));
+      return toUser(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since)));
     },
     async findUserByToken(digest, now) {
       return toUser(q.byToken.get(digest, now));
@@ -229,10 +252,10 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       return q.invites.all(now).map((row) => ({ ...row }) as unknown as Invite);
     },
     async deleteInvites(prefix) {
-      return Number(q.deleteInvites.run(prefix).changes);
+      return transaction(db, () => Number(q.deleteInvites.run(prefix).changes));
     },
     async setResetCode(userId, digest, expiresAt) {
-      return q.setReset.run(userId, digest, expiresAt).changes === 1;
+      return transaction(db, () => q.setReset.run(userId, digest, expiresAt).changes === 1);
     },
     async useResetCode(digest, now, hash) {
       return transaction(db, () => {
@@ -257,22 +280,24 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       });
     },
     async clearLoginFailures(name) {
-      q.clearFailures.run(name.toLowerCase());
+      transaction(db, () => q.clearFailures.run(name.toLowerCase()));
     },
     async uncountLoginFailure(name) {
-      q.uncountFailure.run(name.toLowerCase());
+      transaction(db, () => q.uncountFailure.run(name.toLowerCase()));
     },
     async ping() {
       q.ping.get();
     },
     async backup(target) {
       // One read transaction: the copy is the database as of one moment, whatever others write meanwhile.
+      endSharedRead(db);
       q.backup.run(target);
     },
     async close() {
       // A flag of our own: DatabaseSync.isOpen exists only from Node 22.15.
       if (closed) return;
       closed = true;
+      endSharedRead(db);
       // Copies what the write-ahead log holds into the database file, without waiting for other
       // processes; when this is the last connection, closing it finishes the job and removes the log.
       try {
