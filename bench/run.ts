@@ -1,5 +1,5 @@
 // The benchmark: `npm run bench -- [--users N] [--duration S] [--warmup S] [--connections N]
-// [--generator wrk|autocannon] [--scale 100000,1000000] [--scale-duration S]`.
+// [--generator wrk|autocannon] [--scale 100000,1000000] [--scale-duration S] [--compare FILE]`.
 //
 // In one run it seeds a database with N players (each with a live token and a fresh join) and
 // loads, on that database, a bare node:http baseline, the popular stack (fastify with JSON-schema
@@ -12,6 +12,8 @@
 // Then, for each player count of --scale, a fresh server on a database of that size: time to
 // listen, idle RSS after start, CPU a request and peak RSS under load. Server and load run on
 // separate cores where `taskset` exists. It prints tables and writes the same under bench/results/.
+// --compare loads another build of the server (an earlier dist/server.js, copied aside) in the same
+// run, on every endpoint but /auth: a before and after that one run's conditions hold alike.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     generator: { type: 'string' },
     scale: { type: 'string', default: '100000,1000000' },
     'scale-duration': { type: 'string', default: '5' },
+    compare: { type: 'string' },
   },
 });
 const USERS = Number(values.users);
@@ -38,7 +41,8 @@ const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
 const SCALE_DURATION = Number(values['scale-duration']);
 const SCALE = values.scale === '' ? [] : values.scale.split(',').map(Number);
-for (const [name, n] of Object.entries({ users: USERS, duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, 'scale-duration': SCALE_DURATION, scale: Math.min(...SCALE) })) {
+const numbers: [string, number][] = [['users', USERS], ['duration', DURATION], ['warmup', WARMUP], ['connections', CONNECTIONS], ['scale-duration', SCALE_DURATION], ...SCALE.map((n): [string, number] => ['scale', n])];
+for (const [name, n] of numbers) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be whole numbers above 0`);
 }
 if (values.generator !== undefined && values.generator !== 'wrk' && values.generator !== 'autocannon') throw new Error('--generator must be wrk or autocannon');
@@ -201,7 +205,7 @@ function bodiesOf(e: Endpoint, users: number): string[] {
   return Array.from({ length: BODIES }, () => JSON.stringify(e.body(pick)));
 }
 
-const serverArgs = (db: string): string[] => [join(ROOT, 'dist', 'server.js'), 'serve', '--db', db, '--port', '0', '--join-ttl', '86400'];
+const serverArgs = (db: string, file = join(ROOT, 'dist', 'server.js')): string[] => [file, 'serve', '--db', db, '--port', '0', '--join-ttl', '86400'];
 
 interface Row extends Load {
   endpoint: string;
@@ -253,6 +257,14 @@ try {
   }
   await stop(fastify);
 
+  if (values.compare !== undefined) {
+    const other = await start(onServerCore([node, ...serverArgs(db, values.compare)]));
+    for (const e of ENDPOINTS.filter((e) => e.path !== '/auth')) {
+      row(`${e.label} (--compare)`, await load(other, e.path, bodies[e.path]!), peakRss([other.child.pid!]).max, base, fastifyLoads[e.path]);
+    }
+    await stop(other);
+  }
+
   const server = await start(onServerCore([node, ...serverArgs(db)]));
   const results: Record<string, Load> = {};
   let rssBeforeAuth = 0;
@@ -302,6 +314,7 @@ try {
     seedSeconds,
     runtime: `node ${process.versions.node}`,
     generator: GENERATOR,
+    compare: values.compare,
     pinned: PINNED,
     connections: CONNECTIONS,
     durationSeconds: DURATION,
@@ -338,6 +351,7 @@ try {
   ];
   const summary = [
     `${USERS} players, ${CONNECTIONS} connections, ${DURATION} s a row after ${WARMUP} s of warm-up; node ${process.versions.node}; load from ${GENERATOR}${GENERATOR === 'wrk' ? ' (one thread)' : ' (wrk is not installed)'}.`,
+    ...(values.compare === undefined ? [] : [`(--compare): ${values.compare}, loaded in the same run before dist/server.js.`]),
     PINNED ? 'Server on core 0, load generator on core 1 (taskset); the 2-worker row runs on both.' : 'Not pinned: taskset is missing or there is one core; server and load share the cores.',
     generatorLimited
       ? `The load generator was the limit: the baseline server used only ${fmt(base.serverCpu * 100)}% of its core. CPU µs/request still compares.`
