@@ -2,14 +2,16 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { BUSY_TIMEOUT_MS } from '../limits.ts';
 import { migrate } from './schema.ts';
-import type { CreateResult, Invite, Store, User } from './store.ts';
+import type { CreateResult, Invite, Player, Store, User } from './store.ts';
 
-const USER_COLUMNS =
-  'users.id, users.name, users.password_hash AS passwordHash, users.skin_url AS skinUrl, users.skin_hash AS skinHash, users.cape_url AS capeUrl, users.cape_hash AS capeHash, ' +
-  'users.is_alex AS isAlex, users.created_at AS createdAt, users.last_login_at AS lastLoginAt, users.locked_at AS lockedAt, users.lock_reason AS lockReason';
+/** The columns of a Player, all in the indexes players_by_name and players_by_id. */
+const PLAYER_COLUMNS = 'users.id, users.name, users.skin_url AS skinUrl, users.skin_hash AS skinHash, users.cape_url AS capeUrl, users.cape_hash AS capeHash, users.is_alex AS isAlex';
+const USER_COLUMNS = `${PLAYER_COLUMNS}, users.password_hash AS passwordHash, users.created_at AS createdAt, users.last_login_at AS lastLoginAt, users.locked_at AS lockedAt, users.lock_reason AS lockReason`;
 
 /** A row of USER_COLUMNS as a User: the model flag is stored as 0 or 1. */
 const toUser = (row: unknown): User | undefined => (row ? { ...(row as User), isAlex: (row as { isAlex: unknown }).isAlex === 1 } : undefined);
+/** A row of PLAYER_COLUMNS as a Player, the same way. */
+const toPlayer = toUser as (row: unknown) => Player | undefined;
 
 /** Connections holding a read transaction that the reads of one turn of the event loop share. */
 const sharing = new WeakSet<DatabaseSync>();
@@ -77,7 +79,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     list: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key > ? ORDER BY name_key LIMIT ?`),
     byName: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key = ?`),
     byId: sql(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`),
-    byNames: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key IN (SELECT value FROM json_each(?))`),
+    player: sql(`SELECT ${PLAYER_COLUMNS} FROM users INDEXED BY players_by_id WHERE id = ?`),
+    byNames: sql(`SELECT ${PLAYER_COLUMNS} FROM users INDEXED BY players_by_name WHERE name_key IN (SELECT value FROM json_each(?))`),
     insertUser: sql(
       `INSERT INTO users (id, name, name_key, password_hash, is_alex, created_at)
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -120,7 +123,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     clearFailures: sql('DELETE FROM login_failures WHERE name_key = ?'),
     uncountFailure: sql('UPDATE login_failures SET failures = failures - 1 WHERE name_key = ? AND failures > 0'),
     findJoin: sql(
-      `SELECT ${USER_COLUMNS} FROM users JOIN joins ON joins.user_id = users.id
+      `SELECT ${PLAYER_COLUMNS} FROM users INDEXED BY players_by_name JOIN joins ON joins.user_id = users.id
        WHERE users.name_key = ? AND joins.server_id = ? AND joins.joined_at > ?`,
     ),
     byToken: sql(`SELECT ${USER_COLUMNS} FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.digest = ? AND tokens.expires_at > ?`),
@@ -155,10 +158,13 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       return toUser(sharedRead(db, () => q.byName.get(name.toLowerCase())));
     },
     async findUserById(id) {
-      return toUser(sharedRead(db, () => q.byId.get(id)));
+      return toUser(q.byId.get(id));
+    },
+    async findPlayer(id) {
+      return toPlayer(sharedRead(db, () => q.player.get(id)));
     },
     async findUsersByNames(names) {
-      return sharedRead(db, () => q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase())))).map((row) => toUser(row)!);
+      return sharedRead(db, () => q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase())))).map((row) => toPlayer(row)!);
     },
     async createUser(user, invite): Promise<CreateResult> {
       const key = user.name.toLowerCase();
@@ -237,7 +243,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       return transaction(db, () => q.recordJoin.run(digest, userId, serverId, now).changes === 1);
     },
     async findJoin(name, serverId, since) {
-      return toUser(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since)));
+      return toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since)));
     },
     async findUserByToken(digest, now) {
       return toUser(q.byToken.get(digest, now));
