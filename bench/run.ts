@@ -169,9 +169,9 @@ function scryptRate(concurrency: number): number {
 }
 
 /** Seeds `users` players at `db`, then reads the file once so the operating system holds it, as it would after a while in service. */
-async function seeded(db: string, users: number): Promise<number> {
+async function seeded(db: string, users: number, createSchema?: (path: string) => void): Promise<number> {
   process.stdout.write(`Seeding ${users} players...`);
-  const seconds = await seed(db, users);
+  const seconds = await seed(db, users, createSchema);
   process.stdout.write(` ${seconds.toFixed(1)} s\n`);
   for await (const _ of createReadStream(db)); // read, not kept
   return seconds;
@@ -258,11 +258,18 @@ try {
   await stop(fastify);
 
   if (values.compare !== undefined) {
-    const other = await start(onServerCore([node, ...serverArgs(db, values.compare)]));
+    // The same players in a database of the other build's own schema (it may refuse a newer one).
+    const otherDb = join(dir, 'compare.db');
+    await seeded(otherDb, USERS, (path) => {
+      const r = spawnSync(node, [values.compare!, 'user', 'add', 'SchemaOnly', '--db', path], { input: 'schema-only-password\n', encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`${values.compare} could not create its database: ${r.stderr}`);
+    });
+    const other = await start(onServerCore([node, ...serverArgs(otherDb, values.compare)]));
     for (const e of ENDPOINTS.filter((e) => e.path !== '/auth')) {
       row(`${e.label} (--compare)`, await load(other, e.path, bodies[e.path]!), peakRss([other.child.pid!]).max, base, fastifyLoads[e.path]);
     }
     await stop(other);
+    rmSync(otherDb, { force: true });
   }
 
   const server = await start(onServerCore([node, ...serverArgs(db)]));
