@@ -1,18 +1,25 @@
-// The benchmark: `npm run bench -- [--users N] [--duration S] [--warmup S] [--connections N]`.
+// The benchmark: `npm run bench -- [--users N] [--duration S] [--warmup S] [--connections N]
+// [--generator wrk|autocannon] [--scale 100000,1000000] [--scale-duration S] [--compare FILE]`.
 //
-// In one run it seeds a database with N players (each with a live token and a fresh join),
-// starts a bare node:http baseline and the built dist/server.js on that database, and loads each
-// with autocannon: /hasJoined, /profile, /profiles (10 names), /join and /auth with random
-// players, then /hasJoined at 80% of its peak (for its p99), then 2 workers. It also measures
-// the raw scrypt rate and how long the server takes to start listening. Server and load run on
-// separate cores where `taskset` exists. It prints a table and writes the same under
-// bench/results/.
-import autocannon from 'autocannon';
+// In one run it seeds a database with N players (each with a live token and a fresh join) and
+// loads, on that database, a bare node:http baseline, the popular stack (fastify with JSON-schema
+// validation over node:sqlite, bench/fastify.ts) and the built dist/server.js: /hasJoined,
+// /profile, /profiles (10 names), /join and /auth with random players, then /hasJoined at 80% of
+// its peak (for its p99), then 2 workers. Each row gives the server's CPU time a request, from
+// /proc (utime + stime of the server and its workers over the requests answered): a figure the
+// load generator cannot flatter, unlike requests/s when the generator, not the server, is the
+// limit. The load comes from wrk when it is installed, from autocannon otherwise (bench/load.ts).
+// Then, for each player count of --scale, a fresh server on a database of that size: time to
+// listen, idle RSS after start, CPU a request and peak RSS under load. Server and load run on
+// separate cores where `taskset` exists. It prints tables and writes the same under bench/results/.
+// --compare loads another build of the server (an earlier dist/server.js, copied aside) in the same
+// run, on every endpoint but /auth: a before and after that one run's conditions hold alike.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { availableGenerator, runLoad, type Generator, type LoadResult } from './load.ts';
 import { nameOf, PASSWORD, seed, SERVER_ID, tokenOf, uuidOf } from './seed.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -22,26 +29,35 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
+    generator: { type: 'string' },
+    scale: { type: 'string', default: '100000,1000000' },
+    'scale-duration': { type: 'string', default: '5' },
+    compare: { type: 'string' },
   },
 });
 const USERS = Number(values.users);
 const DURATION = Number(values.duration);
 const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
-for (const [name, n] of Object.entries({ users: USERS, duration: DURATION, warmup: WARMUP, connections: CONNECTIONS })) {
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number above 0`);
+const SCALE_DURATION = Number(values['scale-duration']);
+const SCALE = values.scale === '' ? [] : values.scale.split(',').map(Number);
+const numbers: [string, number][] = [['users', USERS], ['duration', DURATION], ['warmup', WARMUP], ['connections', CONNECTIONS], ['scale-duration', SCALE_DURATION], ...SCALE.map((n): [string, number] => ['scale', n])];
+for (const [name, n] of numbers) {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be whole numbers above 0`);
 }
+if (values.generator !== undefined && values.generator !== 'wrk' && values.generator !== 'autocannon') throw new Error('--generator must be wrk or autocannon');
+const GENERATOR: Generator = (values.generator as Generator | undefined) ?? availableGenerator();
 
-// Pinning: the server on core 0, this process (the load generator) on core 1.
+// Pinning: the server on core 0, this process and the load generator on core 1.
 const PINNED = availableParallelism() >= 2 && spawnSync('taskset', ['--version']).status === 0;
 if (PINNED) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
 const onServerCore = (command: string[]): string[] => (PINNED ? ['taskset', '-c', '0', ...command] : command);
 const onAllCores = (command: string[]): string[] => (PINNED ? ['taskset', '-c', '0,1', ...command] : command);
 
-const pick = (): number => Math.floor(Math.random() * USERS);
 /** Random request bodies made ahead for each load. */
 const BODIES = 10_000;
-const json = { 'content-type': 'application/json' };
+/** Clock ticks a second in /proc/PID/stat (USER_HZ: 100 on Linux). */
+const TICKS = 100;
 
 interface Started {
   child: ChildProcess;
@@ -81,7 +97,7 @@ function family(pid: number): number[] {
   return [pid, ...children.flatMap(family)];
 }
 
-/** CPU seconds used so far by the processes (utime + stime, in clock ticks of 1/100 s). */
+/** CPU seconds used so far by the processes (utime + stime). */
 function cpuSeconds(pids: number[]): number {
   let ticks = 0;
   for (const pid of pids) {
@@ -92,27 +108,25 @@ function cpuSeconds(pids: number[]): number {
       // gone
     }
   }
-  return ticks / 100;
+  return ticks / TICKS;
 }
 
-/** Resident memory now, in MiB: anonymous (the heap, SQLite's cache) and file-backed (the runtime's own code). */
-function rssSplit(pid: number): { anon: number; file: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
-  return { anon: kib('RssAnon'), file: kib('RssFile') };
+/** A field of /proc/PID/status in MiB (0 when the process is gone). */
+function statusMiB(pid: number, field: string): number {
+  try {
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
 }
 
 /** Peak resident memory (VmHWM) of the processes, in MiB: the largest, and their sum. */
 function peakRss(pids: number[]): { max: number; sum: number } {
-  const each = pids.map((pid) => {
-    try {
-      return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-    } catch {
-      return 0;
-    }
-  });
+  const each = pids.map((pid) => statusMiB(pid, 'VmHWM'));
   return { max: Math.max(0, ...each), sum: each.reduce((a, b) => a + b, 0) };
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Waits until the server has finished the work the warm-up left queued (logins keep hashing
@@ -121,42 +135,29 @@ function peakRss(pids: number[]): { max: number; sum: number } {
 async function idle(pids: number[]): Promise<void> {
   for (let i = 0; i < 150; i++) {
     const before = cpuSeconds(pids);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     if (cpuSeconds(pids) - before < 0.04) return;
   }
 }
 
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  non2xx: number;
+interface Load extends LoadResult {
   /** Cores the server used while loaded (1.0: one core fully). */
   serverCpu: number;
+  /** Server CPU time a request answered, in µs. */
+  cpuUs: number;
 }
 
-/** Loads `path` with requests whose bodies `body` makes, after a warm-up; `rate` caps requests/s. */
-async function load(s: Started, path: string, body: () => unknown, rate?: number): Promise<Load> {
-  // Bodies made ahead and taken in turn: making one a request would cost the load generator
-  // more than some requests cost the server.
-  const bodies = Array.from({ length: BODIES }, () => JSON.stringify(body()));
-  let next = 0;
-  const options = (duration: number) => ({
-    url: s.url,
-    connections: CONNECTIONS,
-    duration,
-    ...(rate ? { overallRate: rate } : {}),
-    requests: [{ method: 'POST' as const, path, headers: json, setupRequest: (req: object) => ({ ...req, body: bodies[next++ % BODIES] }) }],
-  });
-  await autocannon(options(WARMUP));
+/** Loads `path` with `bodies` in turn, after a warm-up; `rate` caps requests/s (autocannon only). */
+async function load(s: Started, path: string, bodies: string[], seconds = DURATION, rate?: number): Promise<Load> {
+  const spec = { url: s.url, path, bodies, connections: CONNECTIONS, ...(rate ? { rate } : {}) };
+  await runLoad(GENERATOR, { ...spec, seconds: WARMUP });
   const pids = family(s.child.pid!);
   await idle(pids);
   const cpuBefore = cpuSeconds(pids);
   const began = performance.now();
-  const r = await autocannon(options(DURATION));
-  const serverCpu = (cpuSeconds(pids) - cpuBefore) / ((performance.now() - began) / 1000);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, serverCpu };
+  const r = await runLoad(GENERATOR, { ...spec, seconds });
+  const cpu = cpuSeconds(pids) - cpuBefore;
+  return { ...r, serverCpu: cpu / ((performance.now() - began) / 1000), cpuUs: r.requests > 0 ? (cpu * 1e6) / r.requests : NaN };
 }
 
 /** Raw scrypt rate with the service's parameters, `concurrency` at once, on the server's core. */
@@ -167,56 +168,122 @@ function scryptRate(concurrency: number): number {
   return Number(r.stdout.trim());
 }
 
-const ENDPOINTS: { path: string; label: string; body: () => unknown }[] = [
-  { path: '/hasJoined', label: '/hasJoined', body: () => ({ username: nameOf(pick()), serverID: SERVER_ID }) },
-  { path: '/profile', label: '/profile', body: () => ({ userUUID: uuidOf(pick()) }) },
-  { path: '/profiles', label: '/profiles (10 names)', body: () => Array.from({ length: 10 }, () => nameOf(pick())) },
+/** Seeds `users` players at `db`, then reads the file once so the operating system holds it, as it would after a while in service. */
+async function seeded(db: string, users: number, createSchema?: (path: string) => void): Promise<number> {
+  process.stdout.write(`Seeding ${users} players...`);
+  const seconds = await seed(db, users, createSchema);
+  process.stdout.write(` ${seconds.toFixed(1)} s\n`);
+  for await (const _ of createReadStream(db)); // read, not kept
+  return seconds;
+}
+
+interface Endpoint {
+  path: string;
+  label: string;
+  /** A request body about player `i` of `users`. */
+  body: (pick: () => number) => unknown;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  { path: '/hasJoined', label: '/hasJoined', body: (pick) => ({ username: nameOf(pick()), serverID: SERVER_ID }) },
+  { path: '/profile', label: '/profile', body: (pick) => ({ userUUID: uuidOf(pick()) }) },
+  { path: '/profiles', label: '/profiles (10 names)', body: (pick) => Array.from({ length: 10 }, () => nameOf(pick())) },
   {
     path: '/join',
     label: '/join',
-    body: () => {
+    body: (pick) => {
       const i = pick();
       return { accessToken: tokenOf(i), userUUID: uuidOf(i), serverID: SERVER_ID };
     },
   },
-  { path: '/auth', label: '/auth', body: () => ({ login: nameOf(pick()), password: PASSWORD }) },
+  { path: '/auth', label: '/auth', body: (pick) => ({ login: nameOf(pick()), password: PASSWORD }) },
 ];
 
+/** Bodies made ahead, of random players among `users`: making one a request would cost the generator more than some requests cost the server. */
+function bodiesOf(e: Endpoint, users: number): string[] {
+  const pick = (): number => Math.floor(Math.random() * users);
+  return Array.from({ length: BODIES }, () => JSON.stringify(e.body(pick)));
+}
+
+const serverArgs = (db: string, file = join(ROOT, 'dist', 'server.js')): string[] => [file, 'serve', '--db', db, '--port', '0', '--join-ttl', '86400'];
+
+interface Row extends Load {
+  endpoint: string;
+  /** CPU a request against the baseline's, and against fastify's on the same endpoint. */
+  vsBaseline: number;
+  vsFastify?: number;
+  peakRssMiB: number;
+  /** The generator that loaded this row, when it is not the run's. */
+  generator?: Generator;
+}
+
+interface ScaleRow {
+  users: number;
+  startMs: number;
+  idleRssMiB: number;
+  cpuUs: Record<string, number>;
+  peakRssMiB: number;
+}
+
+const node = process.execPath;
 const dir = mkdtempSync(join(tmpdir(), 'mcauth-bench-'));
 try {
   const db = join(dir, 'bench.db');
-  process.stdout.write(`Seeding ${USERS} players...`);
-  const seedSeconds = await seed(db, USERS);
-  process.stdout.write(` ${seedSeconds.toFixed(1)} s\n`);
-  // Reads the file once, so the operating system holds it in memory as it would after a while in
-  // service: the first load is then not a measure of the disk.
-  readFileSync(db);
+  const seedSeconds = await seeded(db, USERS);
+  const bodies = Object.fromEntries(ENDPOINTS.map((e) => [e.path, bodiesOf(e, USERS)]));
+  process.stdout.write(`Load generator: ${GENERATOR}${GENERATOR === 'wrk' ? '' : ' (wrk is not installed)'}\n`);
 
-  const node = process.execPath;
-  const serverArgs = [join(ROOT, 'dist', 'server.js'), 'serve', '--db', db, '--port', '0', '--join-ttl', '86400'];
+  const rows: Row[] = [];
+  const row = (endpoint: string, l: Load, peakRssMiB: number, base: Load | undefined, fastify?: Load, generator?: Generator): Row => {
+    const r: Row = { endpoint, ...l, vsBaseline: base ? l.cpuUs / base.cpuUs : 1, peakRssMiB, ...(fastify ? { vsFastify: l.cpuUs / fastify.cpuUs } : {}), ...(generator ? { generator } : {}) };
+    rows.push(r);
+    process.stdout.write(`${endpoint}: ${l.rps.toFixed(0)} requests/s, ${l.cpuUs.toFixed(1)} µs of server CPU a request\n`);
+    return r;
+  };
 
-  const rows: Record<string, unknown>[] = [];
   const baseline = await start(onServerCore([node, join(ROOT, 'bench', 'baseline.ts')]));
-  const base = await load(baseline, '/hasJoined', ENDPOINTS[0]!.body);
-  const baselineRss = peakRss([baseline.child.pid!]).max;
+  await sleep(1000);
+  const baselineIdleRss = statusMiB(baseline.child.pid!, 'VmRSS');
+  const base = await load(baseline, '/hasJoined', bodies['/hasJoined']!);
+  row('baseline (bare node:http)', base, peakRss([baseline.child.pid!]).max, undefined);
   await stop(baseline);
-  process.stdout.write(`baseline: ${base.rps.toFixed(0)} requests/s\n`);
-  rows.push({ endpoint: 'baseline (bare node:http)', ...base, ratio: 1, peakRssMiB: baselineRss });
   const generatorLimited = base.serverCpu < 0.9;
 
-  const server = await start(onServerCore([node, ...serverArgs]));
+  const fastify = await start(onServerCore([node, join(ROOT, 'bench', 'fastify.ts'), db]));
+  const fastifyLoads: Record<string, Load> = {};
+  for (const path of ['/hasJoined', '/profile']) {
+    fastifyLoads[path] = await load(fastify, path, bodies[path]!);
+    row(`fastify ${path}`, fastifyLoads[path]!, peakRss([fastify.child.pid!]).max, base);
+  }
+  await stop(fastify);
+
+  if (values.compare !== undefined) {
+    // The same players in a database of the other build's own schema (it may refuse a newer one).
+    const otherDb = join(dir, 'compare.db');
+    await seeded(otherDb, USERS, (path) => {
+      const r = spawnSync(node, [values.compare!, 'user', 'add', 'SchemaOnly', '--db', path], { input: 'schema-only-password\n', encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`${values.compare} could not create its database: ${r.stderr}`);
+    });
+    const other = await start(onServerCore([node, ...serverArgs(otherDb, values.compare)]));
+    for (const e of ENDPOINTS.filter((e) => e.path !== '/auth')) {
+      row(`${e.label} (--compare)`, await load(other, e.path, bodies[e.path]!), peakRss([other.child.pid!]).max, base, fastifyLoads[e.path]);
+    }
+    await stop(other);
+    rmSync(otherDb, { force: true });
+  }
+
+  const server = await start(onServerCore([node, ...serverArgs(db)]));
   const results: Record<string, Load> = {};
   let rssBeforeAuth = 0;
   for (const e of ENDPOINTS) {
     if (e.path === '/auth') rssBeforeAuth = peakRss(family(server.child.pid!)).max;
-    results[e.path] = await load(server, e.path, e.body);
-    process.stdout.write(`${e.label}: ${results[e.path]!.rps.toFixed(0)} requests/s\n`);
-    rows.push({ endpoint: e.label, ...results[e.path], ratio: results[e.path]!.rps / base.rps, peakRssMiB: peakRss(family(server.child.pid!)).max });
+    results[e.path] = await load(server, e.path, bodies[e.path]!);
+    row(e.label, results[e.path]!, peakRss(family(server.child.pid!)).max, base, fastifyLoads[e.path]);
   }
   const peak = peakRss(family(server.child.pid!)).max;
-  const split = rssSplit(server.child.pid!);
-  const steady = await load(server, '/hasJoined', ENDPOINTS[0]!.body, Math.floor(results['/hasJoined']!.rps * 0.8));
-  rows.push({ endpoint: '/hasJoined at 80% of its peak', ...steady, ratio: steady.rps / base.rps, peakRssMiB: peakRss(family(server.child.pid!)).max });
+  const rate = Math.floor(results['/hasJoined']!.rps * 0.8);
+  const steady = await load(server, '/hasJoined', bodies['/hasJoined']!, DURATION, rate);
+  row('/hasJoined at 80% of its peak', steady, peakRss(family(server.child.pid!)).max, base, undefined, 'autocannon');
   await stop(server);
 
   const hashConcurrency = 4;
@@ -224,53 +291,86 @@ try {
   const scrypt = scryptRate(hashConcurrency);
 
   // Two workers on both cores (the load generator shares them: the figure is what one machine does).
-  const two = await start(onAllCores([node, ...serverArgs, '--workers', '2']));
-  const twoWorkers = await load(two, '/hasJoined', ENDPOINTS[0]!.body);
+  const two = await start(onAllCores([node, ...serverArgs(db), '--workers', '2']));
+  const twoWorkers = await load(two, '/hasJoined', bodies['/hasJoined']!);
   const twoPeak = peakRss(family(two.child.pid!));
   await stop(two);
-  rows.push({ endpoint: '/hasJoined, 2 workers (all cores)', ...twoWorkers, ratio: twoWorkers.rps / base.rps, peakRssMiB: twoPeak.max });
+  row('/hasJoined, 2 workers (all cores)', twoWorkers, twoPeak.max, base);
+
+  // Each size on a fresh server: start, idle RSS, then CPU a request of every endpoint but /auth.
+  const scale: ScaleRow[] = [];
+  for (const users of SCALE) {
+    const file = users === USERS ? db : join(dir, `scale-${users}.db`);
+    if (file !== db) await seeded(file, users);
+    const s = await start(onServerCore([node, ...serverArgs(file)]));
+    await sleep(1000);
+    await idle([s.child.pid!]);
+    const idleRssMiB = statusMiB(s.child.pid!, 'VmRSS');
+    const cpuUs: Record<string, number> = {};
+    for (const e of ENDPOINTS.filter((e) => e.path !== '/auth')) cpuUs[e.path] = (await load(s, e.path, bodiesOf(e, users), SCALE_DURATION)).cpuUs;
+    const at = { users, startMs: s.startMs, idleRssMiB, cpuUs, peakRssMiB: peakRss([s.child.pid!]).max };
+    scale.push(at);
+    process.stdout.write(`${users} players: start ${at.startMs.toFixed(0)} ms, idle RSS ${idleRssMiB.toFixed(1)} MiB, peak ${at.peakRssMiB.toFixed(1)} MiB\n`);
+    await stop(s);
+    if (file !== db) rmSync(file, { force: true });
+  }
 
   const report = {
     when: new Date().toISOString(),
     users: USERS,
     seedSeconds,
     runtime: `node ${process.versions.node}`,
+    generator: GENERATOR,
+    compare: values.compare,
     pinned: PINNED,
     connections: CONNECTIONS,
     durationSeconds: DURATION,
     generatorLimited,
     startToListeningMs: server.startMs,
-    peakRssMiB: { baseline: baselineRss, beforeAuth: rssBeforeAuth, overall: peak, twoWorkersEach: twoPeak.max, twoWorkersSum: twoPeak.sum },
-    rssAfterAuthMiB: split,
+    peakRssMiB: { baseline: rows[0]!.peakRssMiB, beforeAuth: rssBeforeAuth, overall: peak, twoWorkersEach: twoPeak.max, twoWorkersSum: twoPeak.sum },
+    idleRssMiB: { baseline: baselineIdleRss },
     scryptPerSecond: scrypt,
     authToScrypt: results['/auth']!.rps / scrypt,
     scalingOneToTwoWorkers: twoWorkers.rps / results['/hasJoined']!.rps,
     rows,
+    scale,
   };
 
-  const fmt = (n: number, digits = 0): string => n.toFixed(digits);
+  const fmt = (n: number | undefined, digits = 0): string => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));
+  const times = (n: number | undefined): string => (n === undefined ? '' : `${n.toFixed(2)}×`);
   const lines = [
-    `| Endpoint | Requests/s | p50 ms | p99 ms | vs baseline | server CPU | peak RSS MiB |`,
-    `|---|---:|---:|---:|---:|---:|---:|`,
+    `| Endpoint | Requests/s | p50 ms | p99 ms | server CPU | CPU µs/request | vs baseline | vs fastify | peak RSS MiB |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|`,
     ...rows.map((r) => {
-      const l = r as unknown as Load & { endpoint: string; ratio: number; peakRssMiB: number };
       // A server below 90% of its core was waiting for requests: the load generator held it back.
-      const held = l.serverCpu < 0.9 && !l.endpoint.includes('80%') ? ' *' : '';
-      return `| ${l.endpoint} | ${fmt(l.rps)} | ${fmt(l.p50, 1)} | ${fmt(l.p99, 1)} | ${fmt(l.ratio * 100)}% | ${fmt(l.serverCpu * 100)}%${held} | ${fmt(l.peakRssMiB, 1)} |`;
+      const held = r.serverCpu < 0.9 && !r.endpoint.includes('80%') && !r.endpoint.includes('workers') ? ' *' : '';
+      const by = r.generator ? ` (${r.generator})` : '';
+      // /auth is measured against the raw scrypt rate, not the baseline (see below).
+      const vsBaseline = r.endpoint === '/auth' ? '' : times(r.vsBaseline);
+      return `| ${r.endpoint}${by} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.serverCpu * 100)}%${held} | ${fmt(r.cpuUs, 1)} | ${vsBaseline} | ${times(r.vsFastify)} | ${fmt(r.peakRssMiB, 1)} |`;
     }),
   ];
+  const paths = ENDPOINTS.filter((e) => e.path !== '/auth');
+  const scaleLines = [
+    `| Players | start ms | idle RSS MiB | ${paths.map((e) => `${e.label} µs`).join(' | ')} | peak RSS MiB |`,
+    `|---:|---:|---:|${paths.map(() => '---:|').join('')}---:|`,
+    ...scale.map((s) => `| ${s.users} | ${fmt(s.startMs)} | ${fmt(s.idleRssMiB, 1)} | ${paths.map((e) => fmt(s.cpuUs[e.path], 1)).join(' | ')} | ${fmt(s.peakRssMiB, 1)} |`),
+  ];
   const summary = [
-    `${USERS} players, ${CONNECTIONS} connections, ${DURATION} s a row after ${WARMUP} s of warm-up; node ${process.versions.node}.`,
+    `${USERS} players, ${CONNECTIONS} connections, ${DURATION} s a row after ${WARMUP} s of warm-up; node ${process.versions.node}; load from ${GENERATOR}${GENERATOR === 'wrk' ? ' (one thread)' : ' (wrk is not installed)'}.`,
+    ...(values.compare === undefined ? [] : [`(--compare): ${values.compare}, loaded in the same run before dist/server.js.`]),
     PINNED ? 'Server on core 0, load generator on core 1 (taskset); the 2-worker row runs on both.' : 'Not pinned: taskset is missing or there is one core; server and load share the cores.',
     generatorLimited
-      ? `The load generator was the limit: the baseline server used only ${fmt(base.serverCpu * 100)}% of its core.`
+      ? `The load generator was the limit: the baseline server used only ${fmt(base.serverCpu * 100)}% of its core. CPU µs/request still compares.`
       : `The baseline server used ${fmt(base.serverCpu * 100)}% of its core: the load generator was not the limit.`,
+    'CPU µs/request: utime + stime of the server (and its workers) over the requests answered; "vs" columns are ratios of it (lower is better).',
     '* server below 90% of its core: the load generator, not the server, set that row\'s rate. Peak RSS is the peak so far (VmHWM).',
     `/auth: ${fmt(results['/auth']!.rps, 1)} logins/s against a raw scrypt rate of ${fmt(scrypt, 1)}/s (${hashConcurrency} at once, same core): ${fmt(report.authToScrypt * 100)}%.`,
-    `Peak RSS of the server: ${fmt(rssBeforeAuth, 1)} MiB before /auth, ${fmt(peak, 1)} MiB overall (after /auth ${fmt(split.anon, 1)} MiB anonymous, ${fmt(split.file, 1)} MiB file-backed: the runtime's code); the baseline's: ${fmt(baselineRss, 1)} MiB; 2 workers: ${fmt(twoPeak.max, 1)} MiB the largest.`,
+    `Peak RSS of the server: ${fmt(rssBeforeAuth, 1)} MiB before /auth, ${fmt(peak, 1)} MiB overall; the baseline's: ${fmt(rows[0]!.peakRssMiB, 1)} MiB (idle after start ${fmt(baselineIdleRss, 1)} MiB); 2 workers: ${fmt(twoPeak.max, 1)} MiB the largest.`,
     `From start to listening: ${fmt(server.startMs)} ms. 1 → 2 workers: ${fmt(report.scalingOneToTwoWorkers, 2)}×.`,
   ];
-  process.stdout.write(`\n${lines.join('\n')}\n\n${summary.join('\n')}\n`);
+  const scaleNote = `Each size on a fresh server: idle RSS (VmRSS) once it has started and settled, then ${SCALE_DURATION} s a row; peak RSS under that load, /auth aside.`;
+  process.stdout.write(`\n${lines.join('\n')}\n\n${summary.join('\n')}\n${scale.length ? `\n${scaleLines.join('\n')}\n\n${scaleNote}\n` : ''}`);
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   const file = join(ROOT, 'bench', 'results', `${report.when.replaceAll(':', '-')}-${USERS}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);

@@ -14,10 +14,14 @@ export const nameOf = (i: number): string => `player${i}`;
 export const uuidOf = (i: number): string => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
 export const tokenOf = (i: number): string => `10000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
 
-/** Creates the schema through the store, then fills it; returns the seconds it took. */
-export async function seed(path: string, users: number): Promise<number> {
+/**
+ * Creates the schema through the store (or `createSchema`: another build's, whose schema may be
+ * older), then fills it; returns the seconds it took.
+ */
+export async function seed(path: string, users: number, createSchema?: (path: string) => void): Promise<number> {
   const started = performance.now();
-  await (await openSqliteStore(path)).close();
+  if (createSchema) createSchema(path);
+  else await (await openSqliteStore(path)).close();
   const hash = await hashPassword(PASSWORD);
   const db = new DatabaseSync(path);
   db.exec('PRAGMA synchronous = OFF');

@@ -14,7 +14,7 @@ export interface ProfilesEntry {
 }
 
 export async function profile(ctx: Context, userUUID: string): Promise<ProfileResult> {
-  const user = await ctx.store.findUserById(requireUuid(userUUID));
+  const user = await ctx.store.findPlayer(requireUuid(userUUID));
   if (!user) throw notFound('No player with this UUID');
   return { username: user.name, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
 }

@@ -1,5 +1,5 @@
 // The optional fields of the extended variant, as the contract and the LauncherServer expect them.
-import type { User } from '../store/store.ts';
+import type { Player } from '../store/store.ts';
 import type { Variant } from './context.ts';
 
 export interface TextureFields {
@@ -20,7 +20,7 @@ export function textureUrl(url: string | null, hash: string | null, hostedBase: 
  * Fields the player has: `isAlex` whenever there is a skin, URLs when set; none in the base
  * variant. `hostedBase` is the public address of hosted textures, up to the hash.
  */
-export function textureFields(user: User, variant: Variant, hostedBase: string | undefined): TextureFields {
+export function textureFields(user: Player, variant: Variant, hostedBase: string | undefined): TextureFields {
   if (variant === 'base') return {};
   const skinUrl = textureUrl(user.skinUrl, user.skinHash, hostedBase);
   const capeUrl = textureUrl(user.capeUrl, user.capeHash, hostedBase);

@@ -17,6 +17,8 @@ export function createMemoryStore(): Store {
   };
 
   const copy = (u: User | undefined): User | undefined => (u ? { ...u } : undefined);
+  // A Player is fields of a User: the whole copy serves as one.
+  const findUserById = async (id: string): Promise<User | undefined> => copy(users.get(id));
   const byName = (name: string): User | undefined => {
     const id = idByName.get(name.toLowerCase());
     return id === undefined ? undefined : users.get(id);
@@ -54,9 +56,8 @@ export function createMemoryStore(): Store {
     async findUserByName(name) {
       return copy(byName(name));
     },
-    async findUserById(id) {
-      return copy(users.get(id));
-    },
+    findUserById,
+    findPlayer: findUserById,
     async findUsersByNames(names) {
       const found = new Map<string, User>();
       for (const name of names) {

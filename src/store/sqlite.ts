@@ -2,51 +2,46 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { BUSY_TIMEOUT_MS } from '../limits.ts';
 import { migrate } from './schema.ts';
-import type { CreateResult, Invite, Store, User } from './store.ts';
+import type { CreateResult, Invite, Player, Store, User } from './store.ts';
 
-interface UserRow {
-  id: string;
-  name: string;
-  password_hash: string;
-  skin_url: string | null;
-  skin_hash: string | null;
-  cape_url: string | null;
-  cape_hash: string | null;
-  is_alex: number;
-  created_at: number;
-  last_login_at: number | null;
-  locked_at: number | null;
-  lock_reason: string | null;
+/** The columns of a Player, all in the indexes players_by_name and players_by_id. */
+const PLAYER_COLUMNS = 'users.id, users.name, users.skin_url AS skinUrl, users.skin_hash AS skinHash, users.cape_url AS capeUrl, users.cape_hash AS capeHash, users.is_alex AS isAlex';
+const USER_COLUMNS = `${PLAYER_COLUMNS}, users.password_hash AS passwordHash, users.created_at AS createdAt, users.last_login_at AS lastLoginAt, users.locked_at AS lockedAt, users.lock_reason AS lockReason`;
+
+/** A row of USER_COLUMNS as a User: the model flag is stored as 0 or 1. */
+const toUser = (row: unknown): User | undefined => (row ? { ...(row as User), isAlex: (row as { isAlex: unknown }).isAlex === 1 } : undefined);
+/** A row of PLAYER_COLUMNS as a Player, the same way. */
+const toPlayer = toUser as (row: unknown) => Player | undefined;
+
+/** Connections holding a read transaction that the reads of one turn of the event loop share. */
+const sharing = new WeakSet<DatabaseSync>();
+
+/** Ends the shared read transaction, if any: before a write, so that nothing written waits for the turn's end. */
+function endSharedRead(db: DatabaseSync): void {
+  if (sharing.delete(db)) db.exec('COMMIT');
 }
 
-const USER_COLUMNS =
-  'users.id, users.name, users.password_hash, users.skin_url, users.skin_hash, users.cape_url, users.cape_hash, users.is_alex, users.created_at, users.last_login_at, users.locked_at, users.lock_reason';
-
-function toUser(row: unknown): User | undefined {
-  if (!row) return undefined;
-  const r = row as UserRow;
-  return {
-    id: r.id,
-    name: r.name,
-    passwordHash: r.password_hash,
-    skinUrl: r.skin_url,
-    skinHash: r.skin_hash,
-    capeUrl: r.cape_url,
-    capeHash: r.cape_hash,
-    isAlex: r.is_alex === 1,
-    createdAt: r.created_at,
-    lastLoginAt: r.last_login_at,
-    lockedAt: r.locked_at,
-    lockReason: r.lock_reason,
-  };
+/**
+ * Runs `read` in the read transaction shared by the rest of this turn of the event loop: one for
+ * all the requests served in the turn, not one each (two fcntl locks on the shared memory and a
+ * check of the log index apiece). What another process commits is seen from the next turn.
+ */
+function sharedRead<T>(db: DatabaseSync, read: () => T): T {
+  if (!sharing.has(db)) {
+    db.exec('BEGIN');
+    sharing.add(db);
+    setImmediate(() => endSharedRead(db));
+  }
+  return read();
 }
 
-/** Runs `work` in a write transaction, taking the write lock up front so it cannot deadlock. */
-function transaction<T>(db: DatabaseSync, work: () => T): T {
+/** Runs `work` in a write transaction, taking the write lock up front so it cannot deadlock; committed unless `keep` says no. */
+function transaction<T>(db: DatabaseSync, work: () => T, keep: (result: T) => boolean = () => true): T {
+  endSharedRead(db);
   db.exec('BEGIN IMMEDIATE');
   try {
     const result = work();
-    db.exec('COMMIT');
+    db.exec(keep(result) ? 'COMMIT' : 'ROLLBACK');
     return result;
   } catch (err) {
     db.exec('ROLLBACK');
@@ -84,7 +79,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     list: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key > ? ORDER BY name_key LIMIT ?`),
     byName: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key = ?`),
     byId: sql(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`),
-    byNames: sql(`SELECT ${USER_COLUMNS} FROM users WHERE name_key IN (SELECT value FROM json_each(?))`),
+    player: sql(`SELECT ${PLAYER_COLUMNS} FROM users INDEXED BY players_by_id WHERE id = ?`),
+    byNames: sql(`SELECT ${PLAYER_COLUMNS} FROM users INDEXED BY players_by_name WHERE name_key IN (SELECT value FROM json_each(?))`),
     insertUser: sql(
       `INSERT INTO users (id, name, name_key, password_hash, skin_url, cape_url, is_alex, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -127,7 +123,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     clearFailures: sql('DELETE FROM login_failures WHERE name_key = ?'),
     uncountFailure: sql('UPDATE login_failures SET failures = failures - 1 WHERE name_key = ? AND failures > 0'),
     findJoin: sql(
-      `SELECT ${USER_COLUMNS} FROM users JOIN joins ON joins.user_id = users.id
+      `SELECT ${PLAYER_COLUMNS} FROM users INDEXED BY players_by_name JOIN joins ON joins.user_id = users.id
        WHERE users.name_key = ? AND joins.server_id = ? AND joins.joined_at > ?`,
     ),
     byToken: sql(`SELECT ${USER_COLUMNS} FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.digest = ? AND tokens.expires_at > ?`),
@@ -169,28 +165,26 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       transaction(db, () => endSessions(id));
     },
     async findUserByName(name) {
-      return toUser(q.byName.get(name.toLowerCase()));
+      return toUser(sharedRead(db, () => q.byName.get(name.toLowerCase())));
     },
     async findUserById(id) {
       return toUser(q.byId.get(id));
     },
+    async findPlayer(id) {
+      return toPlayer(sharedRead(db, () => q.player.get(id)));
+    },
     async findUsersByNames(names) {
-      return q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase()))).map((row) => toUser(row)!);
+      return sharedRead(db, () => q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase())))).map((row) => toPlayer(row)!);
     },
     async createUser(user, invite): Promise<CreateResult> {
       return transaction(db, () => insertUser(user, invite));
     },
     async createUsers(users, commit) {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        const results = users.map((user) => insertUser(user));
-        const keep = commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created'));
-        db.exec(keep ? 'COMMIT' : 'ROLLBACK');
-        return results;
-      } catch (err) {
-        db.exec('ROLLBACK');
-        throw err;
-      }
+      return transaction(
+        db,
+        () => users.map((user) => insertUser(user)),
+        (results) => commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created')),
+      );
     },
     async renameUser(id, name) {
       const key = name.toLowerCase();
@@ -254,10 +248,10 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       });
     },
     async recordJoin(digest, userId, serverId, now) {
-      return q.recordJoin.run(digest, userId, serverId, now).changes === 1;
+      return transaction(db, () => q.recordJoin.run(digest, userId, serverId, now).changes === 1);
     },
     async findJoin(name, serverId, since) {
-      return toUser(q.findJoin.get(name.toLowerCase(), serverId, since));
+      return toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since)));
     },
     async findUserByToken(digest, now) {
       return toUser(q.byToken.get(digest, now));
@@ -272,10 +266,10 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       return q.invites.all(now).map((row) => ({ ...row }) as unknown as Invite);
     },
     async deleteInvites(prefix) {
-      return Number(q.deleteInvites.run(prefix).changes);
+      return transaction(db, () => Number(q.deleteInvites.run(prefix).changes));
     },
     async setResetCode(userId, digest, expiresAt) {
-      return q.setReset.run(userId, digest, expiresAt).changes === 1;
+      return transaction(db, () => q.setReset.run(userId, digest, expiresAt).changes === 1);
     },
     async useResetCode(digest, now, hash) {
       return transaction(db, () => {
@@ -300,22 +294,24 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       });
     },
     async clearLoginFailures(name) {
-      q.clearFailures.run(name.toLowerCase());
+      transaction(db, () => q.clearFailures.run(name.toLowerCase()));
     },
     async uncountLoginFailure(name) {
-      q.uncountFailure.run(name.toLowerCase());
+      transaction(db, () => q.uncountFailure.run(name.toLowerCase()));
     },
     async ping() {
       q.ping.get();
     },
     async backup(target) {
       // One read transaction: the copy is the database as of one moment, whatever others write meanwhile.
+      endSharedRead(db);
       q.backup.run(target);
     },
     async close() {
       // A flag of our own: DatabaseSync.isOpen exists only from Node 22.15.
       if (closed) return;
       closed = true;
+      endSharedRead(db);
       // Copies what the write-ahead log holds into the database file, without waiting for other
       // processes; when this is the last connection, closing it finishes the job and removes the log.
       try {

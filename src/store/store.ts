@@ -26,6 +26,9 @@ export interface User {
   lockReason: string | null;
 }
 
+/** What the public look-ups answer with, and all they read. */
+export type Player = Pick<User, 'id' | 'name' | 'skinUrl' | 'skinHash' | 'capeUrl' | 'capeHash' | 'isAlex'>;
+
 /**
  * A change of a player's textures. Naming either field of a kind (skinUrl or skinHash) replaces
  * that kind whole: `{ skinUrl: null }` leaves no skin, `{ skinHash }` a hosted one only.
@@ -59,8 +62,9 @@ export interface Store {
   /** Case-insensitive. */
   findUserByName(name: string): Promise<User | undefined>;
   findUserById(id: string): Promise<User | undefined>;
-  /** Case-insensitive; users in no particular order, each once. */
-  findUsersByNames(names: string[]): Promise<User[]>;
+  findPlayer(id: string): Promise<Player | undefined>;
+  /** Case-insensitive; players in no particular order, each once. */
+  findUsersByNames(names: string[]): Promise<Player[]>;
   /**
    * Stores a new player; lastLoginAt and the lock start empty, hosted textures are set afterwards.
    * With `invite`, takes one use of that invite, live at `now`, in the same transaction; without
@@ -109,7 +113,7 @@ export interface Store {
    */
   recordJoin(digest: string, userId: string, serverId: string, now: number): Promise<boolean>;
   /** The user named `name` (any case) whose latest join is to `serverId` and later than `since`. */
-  findJoin(name: string, serverId: string, since: number): Promise<User | undefined>;
+  findJoin(name: string, serverId: string, since: number): Promise<Player | undefined>;
   /** The user whose token `digest` expires after `now`. */
   findUserByToken(digest: string, now: number): Promise<User | undefined>;
 

@@ -142,8 +142,8 @@ describe('HTTP layer', () => {
   });
 
   test('an unexpected error is a 500 with no details; the details go to the log', async () => {
-    const broken = store.findUserById;
-    store.findUserById = async () => {
+    const broken = store.findPlayer;
+    store.findPlayer = async () => {
       throw new Error('disk on fire');
     };
     try {
@@ -154,7 +154,7 @@ describe('HTTP layer', () => {
       assert.equal(line!.level, 50);
       assert.match(line!.err.stack, /disk on fire\n\s+at /, 'the stack is in the log line');
     } finally {
-      store.findUserById = broken;
+      store.findPlayer = broken;
     }
   });
 

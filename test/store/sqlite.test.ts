@@ -79,3 +79,54 @@ test('sqlite: a file that is not a database is refused', async () => {
   writeFileSync(path, 'this is not a database, just text that is long enough to have a header'.repeat(20));
   await assert.rejects(openSqliteStore(path), /not a database/);
 });
+
+/** The end of this turn of the event loop, when a shared read transaction ends. */
+const nextTurn = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+// Rule: reads share one read transaction for one turn of the event loop, no longer: what another
+// process (a worker, the CLI) commits is seen from the next turn, however busy this one is.
+test('sqlite: a change committed by another connection is seen from the next turn', async () => {
+  const path = join(dir, 'turns.db');
+  const server = await openSqliteStore(path);
+  const cli = await openSqliteStore(path);
+  const id = '00000000-0000-4000-8000-00000000000a';
+  await server.createUser(user('Alice', id));
+  for (let round = 0; round < 3; round++) {
+    await cli.recordLogin(id, user('Alice', id).passwordHash, `digest${round}`, 0, 1e12, 16);
+    assert.equal(await cli.recordJoin(`digest${round}`, id, 'srv', 1000), true);
+    assert.equal((await server.findJoin('alice', 'srv', 0))?.id, id, `round ${round}: the join is seen`);
+    await cli.setLock(id, { at: 2000, reason: null }); // ends the join
+    await nextTurn();
+    assert.equal(await server.findJoin('alice', 'srv', 0), undefined, `round ${round}: the lock is seen from the next turn`);
+    assert.equal((await server.findUserById(id))?.lockedAt, 2000);
+    await cli.setLock(id, null);
+    await cli.renameUser(id, `Alice${round}`);
+    await nextTurn();
+    assert.equal((await server.findUserById(id))?.name, `Alice${round}`, `round ${round}: the rename is seen from the next turn`);
+    await cli.renameUser(id, 'Alice');
+    await nextTurn();
+  }
+  await cli.close();
+  await server.close();
+});
+
+// Rule: nothing acknowledged waits for the turn's end: a write after a read in the same turn is
+// committed (seen by another connection, and kept through a crash) when its call resolves.
+test('sqlite: a write after a read in the same turn is committed when it resolves', async () => {
+  const path = join(dir, 'write-after-read.db');
+  const store = await openSqliteStore(path);
+  const id = '00000000-0000-4000-8000-00000000000a';
+  await store.createUser(user('Alice', id));
+  await store.recordLogin(id, user('Alice', id).passwordHash, 'digest', 0, 1e12, 16);
+  await nextTurn();
+  const other = new DatabaseSync(path);
+  const joins = other.prepare('SELECT server_id FROM joins');
+  assert.ok(await store.findUserById(id)); // opens this turn's shared read
+  assert.equal(await store.recordJoin('digest', id, 'srv', 1000), true);
+  assert.deepEqual(joins.all().map((r) => ({ ...r })), [{ server_id: 'srv' }]);
+  assert.ok(await store.findJoin('alice', 'srv', 0));
+  await store.setLock(id, { at: 2000, reason: null });
+  assert.deepEqual(joins.all(), []);
+  other.close();
+  await store.close();
+});

@@ -1,7 +1,7 @@
 // The store's contract: every implementation runs this same suite (memory.test.ts, sqlite.test.ts).
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { Invite, LoginFailures, Store, User } from '../../src/store/store.ts';
+import type { Invite, LoginFailures, Player, Store, User } from '../../src/store/store.ts';
 
 export function user(name: string, id: string, extra: Partial<User> = {}): User {
   return {
@@ -20,6 +20,10 @@ export function user(name: string, id: string, extra: Partial<User> = {}): User 
     ...extra,
   };
 }
+
+/** The fields of a Player, and no more (an implementation may return more). */
+const player = (u: Player | undefined): Player | undefined =>
+  u && { id: u.id, name: u.name, skinUrl: u.skinUrl, skinHash: u.skinHash, capeUrl: u.capeUrl, capeHash: u.capeHash, isAlex: u.isAlex };
 
 /** The hash every test user has (see user()): what a login verified. */
 const HASH = 'scrypt$1$1$1$AA==$AA==';
@@ -47,6 +51,8 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.findUserByName('aLICE'), user('Alice', A));
       assert.deepEqual(await store.findUserById(A), user('Alice', A));
       assert.equal(await store.findUserById(B), undefined);
+      assert.deepEqual(player(await store.findPlayer(A)), player(user('Alice', A)));
+      assert.equal(await store.findPlayer(B), undefined);
       assert.equal(await store.findUserByName('Bob'), undefined);
     });
 
@@ -64,6 +70,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       await store.setTextures(A, { skinUrl: 'https://s/1.png', isAlex: true });
       await store.setTextures(A, { capeUrl: 'https://s/c.png' });
       assert.deepEqual(await store.findUserById(A), user('Alice', A, { skinUrl: 'https://s/1.png', capeUrl: 'https://s/c.png', isAlex: true }));
+      assert.deepEqual(player(await store.findPlayer(A)), player(user('Alice', A, { skinUrl: 'https://s/1.png', capeUrl: 'https://s/c.png', isAlex: true })));
       await store.setTextures(A, { skinUrl: null, isAlex: false });
       assert.deepEqual(await store.findUserById(A), user('Alice', A, { capeUrl: 'https://s/c.png' }));
       await store.setTextures(A, { capeUrl: null });
@@ -95,7 +102,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       await store.setTextures(A, { skinUrl: 'https://s/1.png' });
       await store.recordLogin(A, HASH, 'd', 0, 1e12, 16);
       await store.recordJoin('d', A, 'one', 100);
-      assert.deepEqual(await store.findJoin('ALICE', 'one', 99), user('Alice', A, { skinUrl: 'https://s/1.png', lastLoginAt: 0 }));
+      assert.deepEqual(player(await store.findJoin('ALICE', 'one', 99)), player(user('Alice', A, { skinUrl: 'https://s/1.png' })));
       assert.equal(await store.findJoin('alice', 'one', 100), undefined, 'not younger than the limit');
       assert.equal(await store.findJoin('alice', 'two', 0), undefined);
       await store.recordJoin('d', A, 'two', 200);
@@ -124,6 +131,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.findTexture('h1'), png);
       assert.equal(await store.countTextures(), 1);
       assert.deepEqual(await store.findUserById(A), user('Alice', A, { skinHash: 'h1', isAlex: true }));
+      assert.deepEqual(player(await store.findPlayer(A)), player(user('Alice', A, { skinHash: 'h1', isAlex: true })));
       // An external URL replaces the hosted skin; Bob still wears h1 as a cape, so it stays.
       await store.setTextures(A, { skinUrl: 'https://s/a.png' });
       assert.deepEqual(await store.findUserById(A), user('Alice', A, { skinUrl: 'https://s/a.png', isAlex: true }));
@@ -227,7 +235,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.findJoin('alice', 's', 0), undefined);
       assert.equal(await store.recordJoin('a', A, 's', 20), false);
       await store.setPasswordHash(B, 'new', false);
-      assert.equal((await store.findJoin('bob', 's', 0))?.passwordHash, 'new', 'without endSessions the join stays');
+      assert.equal((await store.findJoin('bob', 's', 0))?.id, B, 'without endSessions the join stays');
       await store.setPasswordHash(B, 'newer', true);
       assert.equal(await store.findJoin('bob', 's', 0), undefined);
       assert.equal(await store.recordJoin('b', B, 's', 30), false);
