@@ -29,7 +29,7 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
      * Stores players brought from another system, checked by the importer (src/import/) by the
      * rules of a new player, in one transaction (see Store.createUsers).
      */
-    importUsers: (users: User[], commit: 'always' | 'unless-taken' | 'never') => store.createUsers(users, commit),
+    importUsers: (users: User[], commit: Parameters<Store['createUsers']>[1]) => store.createUsers(users, commit),
     changePassword: (name: string, password: string) => accounts.changePassword(ctx, name, password),
     removeUser: (name: string) => accounts.removeUser(ctx, name),
     listUsers: (after?: string, limit?: number) => accounts.listUsers(ctx, after, limit),

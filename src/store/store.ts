@@ -62,6 +62,7 @@ export interface Store {
   /** Case-insensitive. */
   findUserByName(name: string): Promise<User | undefined>;
   findUserById(id: string): Promise<User | undefined>;
+  /** The public fields of the player with this id (what /profile answers with). */
   findPlayer(id: string): Promise<Player | undefined>;
   /** Case-insensitive; players in no particular order, each once. */
   findUsersByNames(names: string[]): Promise<Player[]>;
