@@ -4,13 +4,13 @@
 // holds here too. Players' browsers cannot hold the API key: this area needs none. A signed-in
 // call carries the player's access token as `Authorization: Bearer TOKEN` (never a cookie, so
 // no other site can make a browser send it: no CSRF).
-import type { IncomingMessage } from 'node:http';
-import { tooManyLogins, type Area } from '../http/app.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { notePlayer, tooManyLogins, type Area } from '../http/app.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField } from '../http/fields.ts';
 import type { Handler } from '../http/router.ts';
-import { REGISTRATION_WINDOW_MS } from '../limits.ts';
+import { NAME_PATTERN, REGISTRATION_WINDOW_MS } from '../limits.ts';
 import { createWindowLimit } from '../ops/window-limit.ts';
 import { ServiceError } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
@@ -54,6 +54,11 @@ function me(service: Service, u: User) {
   };
 }
 
+/** Names the player in the request's log line, as /auth does: only a valid name (not a password typed in the wrong field). */
+function noteName(res: ServerResponse, name: string): void {
+  if (NAME_PATTERN.test(name)) notePlayer(res, name);
+}
+
 /** The page (`GET {base}/account`) and the API (`{base}/account/...`), open to every caller. */
 export function accountArea(service: Service, options: AccountOptions): Area {
   // In memory, per process: with --workers each worker counts its own registrations.
@@ -84,6 +89,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
     (work: (req: IncomingMessage, user: User, token: string) => Promise<User>): Handler =>
     async (req, res) => {
       const { user, token } = await signedIn(req);
+      notePlayer(res, user.name);
       sendResult(res, me(service, await work(req, user, token)));
     };
 
@@ -108,6 +114,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           const body = await jsonBody(req, ['name', 'password', 'invite']);
           const name = stringField(body, 'name');
           const password = stringField(body, 'password');
+          noteName(res, name);
           // Open sign-up ignores a code; by invite, a missing one is as good as a wrong one.
           const invite = registration === 'open' ? undefined : Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';
           const address = clientAddress(req, options.trustProxy);
@@ -128,6 +135,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
         POST: async (req, res) => {
           const body = await jsonBody(req, ['name', 'password']);
           const [name, password] = [stringField(body, 'name'), stringField(body, 'password')];
+          noteName(res, name);
           const wait = options.loginLimit?.(clientAddress(req, options.trustProxy), Date.now()) ?? 0;
           if (wait > 0) throw tooManyLogins(wait);
           // As /auth: a login whose caller has left is not hashed for no one.
@@ -148,7 +156,9 @@ export function accountArea(service: Service, options: AccountOptions): Area {
       '/account/cape': { PUT: upload('cape'), DELETE: clear('cape') },
       '/account/logout-all': {
         POST: async (req, res) => {
-          await service.revokeSessions((await signedIn(req)).user.id);
+          const { user } = await signedIn(req);
+          notePlayer(res, user.name);
+          await service.revokeSessions(user.id);
           sendResult(res, true);
         },
       },
@@ -156,6 +166,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
         POST: async (req, res) => {
           const body = await jsonBody(req, ['code', 'password']);
           const user = await service.resetPassword(stringField(body, 'code'), stringField(body, 'password'));
+          notePlayer(res, user.name);
           sendResult(res, { username: user.name });
         },
       },

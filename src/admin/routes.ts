@@ -149,7 +149,9 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
     '/admin/users/:who/reset-link': {
       // A new link voids the player's earlier one; the code is shown this once.
       POST: async (_req, res, params) => {
+        notePlayer(res, params.who!);
         const { user, code, expiresAt } = await service.createResetCode(who(params));
+        notePlayer(res, user.name);
         sendResult(res, { name: user.name, code, link: link('reset', code), expiresAt: isoTime(expiresAt) });
       },
     },

@@ -115,6 +115,12 @@ describe('a session at --log-level debug with an API key and an admin token', ()
       assertOk(await s.request('/admin/users/%43arol/revoke', { method: 'POST', headers: ADMIN }));
       sent.push(['POST', '/admin/users/%43arol/revoke', 200, undefined, 'Carol']);
 
+      // A lock is an admin change; the locked player's right password is a 403 the log calls locked.
+      assertOk(await post(s, '/admin/users/Carol/lock', { reason: 'logs test' }, ADMIN));
+      sent.push(['POST', '/admin/users/Carol/lock', 200, undefined, 'Carol']);
+      assertFail(await post(s, '/auth', { login: 'Carol', password: CAROL_PW }, BEARER), 403, 'This account is locked: logs test');
+      sent.push(['POST', '/auth', 403, 'locked', 'Carol']);
+
       const long = 'x'.repeat(100);
       const removed = await s.request(`/admin/users/${long}`, { method: 'DELETE', headers: ADMIN });
       assert.ok(removed.status >= 400 && removed.status < 500, removed.text);
@@ -192,7 +198,7 @@ describe('a session at --log-level debug with an API key and an admin token', ()
     assert.equal(new Set(requests.map((l) => l.reqId)).size, requests.length, 'reqIds are distinct');
     assert.deepEqual(
       requests.filter((l) => l.path === '/auth').map((l) => [l.outcome, l.player]),
-      [['ok', 'Alice'], ['bad_credentials', 'Alice'], ['ok', 'Carol'], ['bad_credentials', 'Alice'], ['invalid', undefined]],
+      [['ok', 'Alice'], ['bad_credentials', 'Alice'], ['ok', 'Carol'], ['bad_credentials', 'Alice'], ['invalid', undefined], ['locked', 'Carol']],
     );
   });
 
@@ -337,6 +343,48 @@ describe('the client address: --trust-proxy and --address-login-limit', () => {
     ]);
     assert.ok(!s.stdout().includes('203.0.113.9') && !s.stdout().includes('198.51.100.7'), 'the header is not logged');
   });
+});
+
+test('the account page names its player too: sign-up, sign-in (failed or not), signed-in calls and a reset; never a password or token', async () => {
+  const pageDb = pathJoin(tmp.dir, 'account-logs.db');
+  const ERIN_PW = 'erin-Pass-2Hq7Vd';
+  const ERIN_NEW_PW = 'erin-New-Pass-9Kc4Ws';
+  const s = await startServer(['--db', pageDb, '--account-page', '--registration', 'open', '--admin-token', ADMIN_TOKEN]);
+  const expected: [string, number, string | undefined][] = [];
+  let token = '';
+  let resetCode = '';
+  try {
+    assertOk(await post(s, '/account/register', { name: 'Erin', password: ERIN_PW }));
+    expected.push(['/account/register', 200, 'Erin']);
+    assertFail(await post(s, '/account/login', { name: 'Erin', password: WRONG_PW }), 401, 'Wrong login or password');
+    expected.push(['/account/login', 401, 'Erin']);
+    // A password typed as the name is not a valid name: no player.
+    assert.equal((await post(s, '/account/login', { name: WRONG_PW, password: ERIN_PW })).status, 400);
+    expected.push(['/account/login', 400, undefined]);
+    token = assertOk(await post(s, '/account/login', { name: 'Erin', password: ERIN_PW })).accessToken;
+    expected.push(['/account/login', 200, 'Erin']);
+    const signedIn = { authorization: `Bearer ${token}` };
+    assertOk(await s.request('/account/me', { headers: signedIn }));
+    expected.push(['/account/me', 200, 'Erin']);
+    assertFail(await post(s, '/account/password', { current: WRONG_PW, new: ERIN_NEW_PW }, signedIn), 401, 'The current password is wrong');
+    expected.push(['/account/password', 401, 'Erin']);
+    assertOk(await post(s, '/account/logout-all', {}, signedIn));
+    expected.push(['/account/logout-all', 200, 'Erin']);
+    const link = assertOk(await post(s, '/admin/users/Erin/reset-link', {}, { authorization: `Bearer ${ADMIN_TOKEN}` }));
+    expected.push(['/admin/users/Erin/reset-link', 200, 'Erin']);
+    resetCode = link.code;
+    assertOk(await post(s, '/account/reset', { code: link.code, password: ERIN_NEW_PW }));
+    expected.push(['/account/reset', 200, 'Erin']);
+  } finally {
+    await s.stop();
+  }
+  await waitFor(() => s.stdout().includes('mcauth stopped'), 'the "stopped" line');
+  const requests = parseLines(s.stdout()).filter((l) => l.msg === 'request');
+  assert.deepEqual(requests.map((l) => [l.path, l.status, l.player]), expected);
+  for (const l of requests) assert.equal(l.client, '127.0.0.1');
+  for (const secret of [ERIN_PW, ERIN_NEW_PW, WRONG_PW, token, resetCode, ADMIN_TOKEN]) {
+    assert.ok(!s.stdout().includes(secret) && !s.stderr().includes(secret), 'a secret was logged');
+  }
 });
 
 test('--log-format pretty: one readable line an event, not JSON; a request line carries player and client', async () => {
