@@ -1,5 +1,6 @@
 // `backup FILE`: a consistent copy of the database, taken while the server may be writing.
 import { closeSync, existsSync, linkSync, openSync, rmSync } from 'node:fs';
+import { quote } from '../service/errors.ts';
 import type { Store } from '../store/store.ts';
 
 export const BACKUP_HELP = `backup FILE [--db PATH | --config FILE]
@@ -10,7 +11,7 @@ export const BACKUP_HELP = `backup FILE [--db PATH | --config FILE]
  * to `target` when complete, so `target` is either absent or a whole database, never half of one.
  */
 export async function backUp(store: Store, target: string): Promise<string> {
-  const exists = (): Error => new Error(`"${target}" exists already; a backup never overwrites a file`);
+  const exists = (): Error => new Error(`${quote(target)} exists already; a backup never overwrites a file`);
   if (existsSync(target)) throw exists();
   const partial = `${target}.partial-${process.pid}`;
   try {
@@ -21,7 +22,7 @@ export async function backUp(store: Store, target: string): Promise<string> {
     // A hard link, unlike a rename, fails when something (even a dangling link) took the name meanwhile.
     linkSync(partial, target);
   } catch (err) {
-    throw (err as NodeJS.ErrnoException).code === 'EEXIST' ? exists() : new Error(`cannot write the backup "${target}": ${(err as Error).message}`);
+    throw (err as NodeJS.ErrnoException).code === 'EEXIST' ? exists() : new Error(`cannot write the backup ${quote(target)}: ${(err as Error).message}`);
   } finally {
     rmSync(partial, { force: true });
   }

@@ -13,12 +13,12 @@ export function readConfigFile(path: string): ConfigFile {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read the config file "${path}": ${(err as Error).message}`);
+    throw new Error(`cannot read the config file ${quote(path)}: ${(err as Error).message}`);
   }
   // A byte-order mark, which some editors write, is no part of the JSON.
   if (text.startsWith('\uFEFF')) text = text.slice(1);
   const problem = jsonShapeProblem(text);
-  if (problem !== undefined) throw new UsageError(`the config file "${path}" ${problem}`);
+  if (problem !== undefined) throw new UsageError(`the config file ${quote(path)} ${problem}`);
   let values: unknown;
   try {
     values = JSON.parse(text);
@@ -26,10 +26,10 @@ export function readConfigFile(path: string): ConfigFile {
     // Only where: the runtime's message quotes the text around the error, which may be a secret.
     const at = /position (\d+)/.exec((err as Error).message);
     const where = at ? ` (at line ${text.slice(0, Number(at[1])).split('\n').length})` : '';
-    throw new UsageError(`the config file "${path}" is not valid JSON${where}`);
+    throw new UsageError(`the config file ${quote(path)} is not valid JSON${where}`);
   }
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
-    throw new UsageError(`the config file "${path}" must hold one JSON object`);
+    throw new UsageError(`the config file ${quote(path)} must hold one JSON object`);
   }
   for (const key of Object.keys(values)) {
     if (!KEYS.has(key)) throw new UsageError(`${path}: unknown key ${quote(key)} (keys are the options' names in camelCase, such as joinTtl)`);

@@ -135,9 +135,14 @@ async function runBackup(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, DB_OPTIONS, ['FILE']);
   const db = resolveDb(values.db, io.env, configFile(values.config, io));
   const store = await open(db, { create: false });
+  const where = `Database: ${resolve(db)}`;
   try {
-    io.stdout.write(`${await backUp(store, positionals[0]!)}\nDatabase: ${resolve(db)}\n`);
+    io.stdout.write(`${await backUp(store, positionals[0]!)}\n${where}\n`);
     return 0;
+  } catch (err) {
+    // As a refused user command: "exists already" names the database it would have copied.
+    if (err instanceof Error) err.message += `\n${where}`;
+    throw err;
   } finally {
     await store.close();
   }

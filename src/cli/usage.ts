@@ -1,5 +1,6 @@
 // Command-line parsing on node:util's parseArgs, with refusals that say what to do instead.
 import { parseArgs } from 'node:util';
+import { quote } from '../service/errors.ts';
 
 /** A malformed command line: printed with a pointer to --help, exit status 2. */
 export class UsageError extends Error {
@@ -24,13 +25,13 @@ export function parseCommandLine(argv: string[], options: OptionTypes, positiona
   } catch (err) {
     const text = (err as Error).message;
     const unknown = /Unknown option '([^']+)'/.exec(text);
-    if (unknown) throw new UsageError(`unknown option ${unknown[1]}`);
+    if (unknown) throw new UsageError(`unknown option ${quote(unknown[1]!)}`);
     const missing = /Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(text);
     throw new UsageError(missing ? `${missing[1]} needs a value` : text.split('\n')[0]!);
   }
   if (parsed.positionals.length !== positionals.length) {
     const expected = positionals.length === 0 ? 'no arguments' : positionals.join(' ');
-    throw new UsageError(`expected ${expected}, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.join(' ')}`);
+    throw new UsageError(`expected ${expected}, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.map(quote).join(' ')}`);
   }
   return parsed;
 }

@@ -150,7 +150,7 @@ async function upload(service: Service, { values, positionals: [name, file] }: C
   try {
     bytes = readAtMost(file!, MAX_TEXTURE_BYTES + 1);
   } catch (err) {
-    throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new Error(`cannot read ${quote(file!)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const size = bytes.length > MAX_TEXTURE_BYTES ? statSync(file!).size : bytes.length;
   const tooBig = uploadSizeProblem(Math.max(size, bytes.length));

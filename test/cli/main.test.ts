@@ -56,7 +56,7 @@ test('user skin and user cape store hosted textures from files, and refuse bad o
   const cape = await run(['user', 'cape', 'Skinny', file('hd.png', encodePng(128, 64)), '--hd-textures']);
   assert.match(said(cape.stdout), /cape hosted [0-9a-f]{64}\n$/);
   assert.deepEqual(await run(['user', 'cape', 'Skinny', join(dir, 'hd.png')]), { code: 1, stdout: '', stderr: `cape must be 64×32, got 128×64\n${DB_LINE}` });
-  assert.deepEqual(await run(['user', 'skin', 'Skinny', join(dir, 'none.png')]), { code: 1, stdout: '', stderr: `mcauth: cannot read ${join(dir, 'none.png')}: ENOENT\n${DB_LINE}` });
+  assert.deepEqual(await run(['user', 'skin', 'Skinny', join(dir, 'none.png')]), { code: 1, stdout: '', stderr: `mcauth: cannot read "${join(dir, 'none.png')}": ENOENT\n${DB_LINE}` });
   const big = file('big.png', Buffer.alloc(1024 * 1024 + 1));
   assert.equal((await run(['user', 'skin', 'Skinny', big])).stderr, `a texture must be at most 1048576 bytes, got 1048577\n${DB_LINE}`);
   assert.equal((await run(['user', 'skin', 'Skinny', big, '--slim', '--classic'])).code, 2);
@@ -129,15 +129,20 @@ test('malformed command lines exit 2 and point to --help', async () => {
     [['invite', 'create', '--expires=-5'], '--expires must be a whole number'],
     [['invite', 'revoke'], 'expected CODE, got none'],
     [['user', 'frob', 'x'], 'unknown user command "frob"'],
-    [['user', 'rename', 'x'], 'expected NAME NEW, got x'],
+    [['user', 'rename', 'x'], 'expected NAME NEW, got "x"'],
     [['user', 'add', 'Eve', '--uuid', 'x', '--offline-uuid'], 'give --uuid or --offline-uuid, not both'],
     [['user', 'set', 'Eve'], 'nothing to change: give at least one option'],
     [['user', 'set', 'Eve', '--slim', '--classic'], 'give --slim or --classic, not both'],
     [['user', 'set', 'Eve', '--skin-url', 'https://x/y', '--no-skin'], 'give --skin-url or --no-skin, not both'],
-    [['user', 'list', 'extra'], 'expected no arguments, got extra'],
+    [['user', 'list', 'extra'], 'expected no arguments, got "extra"'],
+    // Any input is quoted back cut to 64 characters.
+    [['user', 'list', 'y'.repeat(200)], `expected no arguments, got "${'y'.repeat(64)}…"`],
+    [[`--${'z'.repeat(200)}`], `unknown option "--${'z'.repeat(62)}…"`],
+    [['user', 'show', 'Eve', `--${'z'.repeat(200)}`], `unknown option "--${'z'.repeat(62)}…"`],
+    [['frobnicate'.repeat(20)], `unknown command "${'frobnicate'.repeat(20).slice(0, 64)}…"`],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['serve', '--port', 'x'], '--port must be a whole number from 0 to 65535, got "x"'],
-    [['--colour'], 'unknown option --colour'],
+    [['--colour'], 'unknown option "--colour"'],
     [['user', 'list', '--db', ':memory:'], 'this command needs a database file: :memory: is gone when the command ends'],
   ];
   for (const [argv, message] of cases) assert.deepEqual(await run(argv), { code: 2, stdout: '', stderr: `mcauth: ${message} (see --help)\n` }, argv.join(' '));

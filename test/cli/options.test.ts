@@ -90,8 +90,8 @@ test('the database path of user commands: flag, environment, default', () => {
 test('command lines: unknown options, missing values and stray arguments are usage errors', () => {
   const options = { db: { type: 'string' }, slim: { type: 'boolean' } } as const;
   assert.deepEqual(parseCommandLine(['Alice', '--db=x.db'], options, ['NAME']).positionals, ['Alice']);
-  assert.throws(() => parseCommandLine(['--nope'], options, []), { message: 'unknown option --nope' });
+  assert.throws(() => parseCommandLine(['--nope'], options, []), { message: 'unknown option "--nope"' });
   assert.throws(() => parseCommandLine(['--db'], options, []), { message: '--db needs a value' });
-  assert.throws(() => parseCommandLine(['a', 'b'], options, ['NAME']), { message: 'expected NAME, got a b' });
+  assert.throws(() => parseCommandLine(['a', 'b'], options, ['NAME']), { message: 'expected NAME, got "a" "b"' });
   assert.throws(() => parseCommandLine([], options, ['NAME']), { message: 'expected NAME, got none' });
 });

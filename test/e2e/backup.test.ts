@@ -6,7 +6,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join as pathJoin } from 'node:path';
+import { join as pathJoin, resolve as resolvePath } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { SCHEMA_VERSION } from '../../src/store/schema.ts';
 import { addUser, runCli, startServer, tempDir, timedPost } from '../helpers/process.ts';
@@ -242,6 +242,8 @@ test('backup refuses a FILE that is a dangling symbolic link, and leaves it as i
   const r = await runCli(['backup', target, '--db', db]);
   assert.equal(r.code, 1, `exit ${r.code}: ${r.stdout}${r.stderr}`);
   assert.match(r.stderr, /exists already; a backup never overwrites a file/, r.stderr);
+  // As a refused user command, it names the database it would have copied.
+  assert.ok(r.stderr.endsWith(`\nDatabase: ${resolvePath(db)}\n`), r.stderr);
   assertNoStack(r);
   assert.ok(lstatSync(target).isSymbolicLink(), 'the link was replaced');
   assert.deepEqual(readdirSync(dir), ['link.db'], 'the temporary copy was left behind');
