@@ -12,7 +12,7 @@ import { join as pathJoin } from 'node:path';
 import { encodePng } from '../helpers/png.ts';
 import { startServer, tempDir, runCli, addUser } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
-import { assertFail, assertOk, join, login } from './util.ts';
+import { assertFail, assertOk, join, login, sleep } from './util.ts';
 
 const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'life.db');
@@ -179,10 +179,13 @@ describe('last login and creation time', () => {
 
     const loggedIn = Date.now();
     await login(s, 'Seen', PASSWORD);
+    const answered = Date.now();
+    // Times are kept in ms: a failed login that stamped its time would show a later one.
+    await sleep(20);
     assertFail(await s.post('/auth', { login: 'Seen', password: 'wrong-password' }), 401, 'Wrong login or password');
     view = assertOk(await admin(s, 'GET', '/admin/users/seen'));
     assert.match(view.lastLoginAt, ISO);
-    assert.ok(Date.parse(view.lastLoginAt) >= loggedIn - 1000 && Date.parse(view.lastLoginAt) <= Date.now(), 'the successful login, not the failed one after it');
+    assert.ok(Date.parse(view.lastLoginAt) >= loggedIn - 1000 && Date.parse(view.lastLoginAt) <= answered, 'the successful login, not the failed one after it');
     const shown = (await cli(['show', 'Seen'])).stdout;
     const stamp = (ms: string) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
     assert.match(shown, new RegExp(`^name: {7}Seen$`, 'm'));
