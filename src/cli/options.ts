@@ -116,7 +116,7 @@ const oneOf =
     allowed.includes(t) ? t : { refused: `must be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` };
 
 export const SERVE_OPTIONS: OptionSpec[] = [
-  { key: 'host', flag: 'host', arg: 'HOST', fallback: DEFAULT_HOST, help: 'address to listen on (loopback: only this host can call it)', parse: text },
+  { key: 'host', flag: 'host', arg: 'HOST', fallback: DEFAULT_HOST, help: 'address to listen on (loopback: only this host can call it); another without --api-key starts with a warning', parse: text },
   { key: 'port', flag: 'port', arg: 'N', fallback: String(DEFAULT_PORT), help: 'port to listen on (0: any free port)', ...integer(0, 65535) },
   { key: 'db', flag: 'db', arg: 'PATH', fallback: DEFAULT_DB, help: 'SQLite file, created if missing; :memory: keeps everything in memory', parse: text },
   { key: 'basePath', flag: 'base-path', arg: 'PATH', fallback: '', help: 'prefix of every endpoint, such as /mc', parse: (t) => t },
@@ -162,7 +162,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     flag: 'public-url',
     arg: 'URL',
     fallback: '',
-    help: 'the address players\' games reach this service at (such as https://auth.example.org); hosted skin and cape URLs start with it',
+    help: 'the address players\' games reach this service at (such as https://auth.example.org); hosted skin and cape URLs start with it; without it, answers leave hosted ones out and the start warns',
     parse: (t) => {
       if (t === '') return t;
       const url = URL.canParse(t) ? new URL(t) : undefined;
@@ -208,7 +208,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     flag: 'min-password-length',
     arg: 'N',
     fallback: String(DEFAULT_MIN_PASSWORD_CHARS),
-    help: 'shortest new password, in characters (code points); existing shorter ones still log in',
+    help: `shortest new password, 1 to ${MAX_PASSWORD_BYTES} characters (code points); existing shorter ones still log in`,
     ...integer(1, MAX_PASSWORD_BYTES),
   },
   {

@@ -11,7 +11,8 @@ import { readNewPassword, type PasswordInput } from './password-input.ts';
 import { DB_OPTIONS, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
 
-export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --config FILE for its db and settings):
+export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --config FILE for its db and settings,
+and ends its output, refusals too, with "Database: /absolute/path", or "Created a new database at ..."):
   user add NAME [--uuid UUID | --offline-uuid]
       adds a player; the password is prompted for, or read from the first line of standard input
   user passwd NAME        sets a new password and ends the player's sessions
@@ -26,7 +27,8 @@ export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --con
       sets or clears the player's textures and arm model
   user skin NAME FILE.png [--slim | --classic] [--hd-textures]
   user cape NAME FILE.png [--hd-textures]
-      stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{sha256})
+      stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{sha256});
+      warns when no public URL is set in the environment or config file
   user reset-link NAME
       prints a one-time link to the account page that sets a new password (the code alone
       without a public URL), valid for --reset-ttl; it voids the player's earlier link`;

@@ -151,7 +151,9 @@ test('malformed command lines exit 2 and point to --help', async () => {
 test('--help lists the commands and exits 0', async () => {
   const { code, stdout } = await run(['user', 'add', '--help']);
   assert.equal(code, 0);
-  for (const text of ['serve', '--join-ttl SECONDS', 'MCAUTH_TOKEN_TTL', 'user add NAME', 'user set NAME', 'user reset-link NAME', 'invite create', '--account-page']) assert.ok(stdout.includes(text), text);
+  const texts = ['serve', '--join-ttl SECONDS', 'MCAUTH_TOKEN_TTL', 'user add NAME', 'user set NAME', 'user reset-link NAME', 'invite create', '--account-page'];
+  texts.push('user show NAME', 'user lock NAME [--reason TEXT]', 'user unlock NAME', 'user rename NAME NEW', '--version', 'Database: /absolute/path', '1 to 256 characters');
+  for (const text of texts) assert.ok(stdout.includes(text), text);
 });
 
 test('on a terminal the password is read twice without echo, and must match', async () => {

@@ -71,9 +71,11 @@ describe('password policy', () => {
     assertOk(await admin(strict, 'POST', '/admin/users', { name: 'Strict', password: 'twelve-chars' }));
     const cliStrict = await cli(['add', 'Strict2'], 'eleven-char\n', { MCAUTH_MIN_PASSWORD_LENGTH: '12' });
     assert.deepEqual([cliStrict.code, cliStrict.stderr], [1, `The password must be at least 12 characters\n${DB_LINE}`]);
-    const bad = await runCli(['serve', '--min-password-length', '0', '--db', ':memory:']);
-    assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--min-password-length must be a whole number from 1 to 256/);
+    for (const n of ['0', '257']) {
+      const bad = await runCli(['serve', '--min-password-length', n, '--db', ':memory:']);
+      assert.equal(bad.code, 2, n);
+      assert.match(bad.stderr, /--min-password-length must be a whole number from 1 to 256/, n);
+    }
   });
 
   // Rule: existing shorter passwords still log in.

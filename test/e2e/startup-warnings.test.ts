@@ -95,6 +95,14 @@ describe('hosted textures without --public-url', () => {
     const warnings = await warningsOf(['--db', db], {}, async (s) => {
       const result = assertOk(await s.post('/auth', { login: 'Wendy', password: PW }));
       assert.equal(result.skinUrl ?? null, null, `no address for the hosted skin: ${JSON.stringify(result)}`);
+      assert.equal(assertOk(await s.post('/join', { accessToken: result.accessToken, userUUID: result.userUUID, serverID: 'warn-srv' })), true);
+      const joined = assertOk(await s.post('/hasJoined', { username: 'Wendy', serverID: 'warn-srv' }));
+      const profile = assertOk(await s.post('/profile', { userUUID: result.userUUID }));
+      assert.equal(joined.userUUID, result.userUUID);
+      assert.equal(profile.username, 'Wendy');
+      for (const [what, answer] of [['/hasJoined', joined], ['/profile', profile]]) {
+        assert.equal(answer.skinUrl ?? null, null, `${what}: no address for the hosted skin: ${JSON.stringify(answer)}`);
+      }
     });
     assert.equal(warnings.length, 1, warnings.join('\n'));
     assert.match(warnings[0]!, /hosted skins or capes/);
