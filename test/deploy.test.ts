@@ -241,6 +241,13 @@ describe('deploy/nginx.conf', () => {
     assert.match(NGINX, /location = \/metrics \{[^}]*return 404 '\{"success":false,"error":"Unknown endpoint"\}';\s*\}/);
   });
 
+  // Rule: the JSON refusals nginx writes itself carry nosniff, as mcauth's own answers do.
+  test('every JSON answer nginx writes itself says X-Content-Type-Options: nosniff', () => {
+    const blocks = [...NGINX.replace(/#[^\n]*/g, '').matchAll(/location[^{]*\{([^}]*)\}/g)].map((m) => m[1]!).filter((b) => /return \d+ '\{/.test(b));
+    assert.equal(blocks.length, 4, 'the 413, 429, 503 and /metrics answers');
+    for (const block of blocks) assert.match(block, /add_header\s+X-Content-Type-Options\s+nosniff\s+always\s*;/, block);
+  });
+
   test('passes X-Forwarded-For and X-Forwarded-Proto', () => {
     const headers = new Map(named('proxy_set_header').map(([k, v]) => [k!.toLowerCase(), v]));
     assert.equal(headers.get('x-forwarded-for'), '$proxy_add_x_forwarded_for');

@@ -6,8 +6,8 @@ import type { Service } from '../service/service.ts';
 import type { InviteView } from '../service/invites.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
-import { jsonBody, stringField, type JsonObject } from '../http/fields.ts';
-import { queryOf, type Handler, type Params, type Routes } from '../http/router.ts';
+import { jsonBody, knownQuery, stringField, type JsonObject } from '../http/fields.ts';
+import { type Handler, type Params, type Routes } from '../http/router.ts';
 import { createKeyCheck } from '../http/api-key.ts';
 import { notePlayer, type Area } from '../http/app.ts';
 import { readUpload } from '../textures/upload.ts';
@@ -96,7 +96,7 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
         return service.addUser(hash === undefined ? { name, password: stringField(body, 'password'), uuid, offlineUuid } : { name, hash, uuid, offlineUuid });
       }),
       GET: async (req, res) => {
-        const q = queryOf(req);
+        const q = knownQuery(req, ['limit', 'after']);
         const limitText = q.get('limit') ?? '100';
         const limit = Number(limitText);
         if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_ADMIN_PAGE) {

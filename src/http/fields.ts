@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { quote } from '../service/errors.ts';
 import { readJson } from './body.ts';
 import { HttpError } from './envelope.ts';
+import { queryOf } from './router.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -22,6 +23,14 @@ export async function jsonBody(req: IncomingMessage, known: string[]): Promise<J
   const unknown = Object.keys(body).find((key) => !known.includes(key));
   if (unknown !== undefined) throw new HttpError(400, `Unknown field ${quote(unknown)}: this call takes ${known.join(', ')}`);
   return body;
+}
+
+/** The query string's parameters, holding none but `known`: a typo (`?modle=slim`) is refused as in a body. */
+export function knownQuery(req: IncomingMessage, known: string[]): URLSearchParams {
+  const query = queryOf(req);
+  const unknown = [...query.keys()].find((key) => !known.includes(key));
+  if (unknown !== undefined) throw new HttpError(400, `Unknown query parameter ${quote(unknown)}: this call takes ${known.join(', ') || 'none'}`);
+  return query;
 }
 
 /** The field `name` as a string. Only own properties count, so `__proto__` tricks read nothing. */

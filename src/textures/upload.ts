@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { readBody } from '../http/body.ts';
 import { HttpError } from '../http/envelope.ts';
-import { queryOf } from '../http/router.ts';
+import { knownQuery } from '../http/fields.ts';
 import { MAX_TEXTURE_BYTES } from '../limits.ts';
 import type { HostedUpload } from '../service/accounts.ts';
 import type { TextureKind } from './rules.ts';
@@ -15,7 +15,7 @@ export async function readUpload(req: IncomingMessage, kind: TextureKind, hostsT
   const type = req.headers['content-type'];
   if (type !== undefined && !PNG_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be image/png');
   if (!hostsTextures) throw new HttpError(409, 'Hosted textures need the server to run with --public-url');
-  const model = queryOf(req).get('model');
+  const model = knownQuery(req, ['model']).get('model');
   if (model !== null && model !== 'slim' && model !== 'classic') throw new HttpError(400, 'model must be slim or classic');
   if (kind === 'cape' && model !== null) throw new HttpError(400, 'a cape has no model');
   const bytes = await readBody(req, MAX_TEXTURE_BYTES);

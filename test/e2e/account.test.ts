@@ -437,6 +437,7 @@ describe('signed in', () => {
       ['a skin of the wrong size', encodePng(32, 32), '', {}, 400, 'skin must be 64×64 or 64×32, got 32×32'],
       ['not a PNG', Buffer.from('GIF89a not a png at all'), '', {}, 400, 'skin: not a PNG file'],
       ['a bad model', skin, '?model=wide', {}, 400, 'model must be slim or classic'],
+      ['a misspelt parameter', skin, '?modle=slim', {}, 400, 'Unknown query parameter "modle": this call takes model'],
       ['another type', skin, '', { 'content-type': 'image/gif' }, 415, 'Content-Type must be image/png'],
       ['over 1 MiB', padTo(encodePng(64, 64, { seed: 14 }), 1024 * 1024 + 1), '', {}, 413, 'Request body is larger than 1048576 bytes'],
     ];

@@ -319,6 +319,7 @@ describe('players', () => {
       assertFail(await call(envAdmin, 'GET', `/mc/admin/users?limit=${bad}`), 400, 'limit must be a whole number from 1 to 500');
     }
     assert.ok((await list('?limit=500')).users.length >= 7);
+    assertFail(await call(envAdmin, 'GET', '/mc/admin/users?limit=2&afer=pg_charlie'), 400, 'Unknown query parameter "afer": this call takes limit, after');
   });
 
   test('GET /admin/users/{name-or-uuid}: name in any case, UUID dashed or not; unknown is 404', async () => {
@@ -431,6 +432,8 @@ describe('hosted skins and capes', () => {
       ['?model=SLIM', '/skin?model=SLIM', good, {}, 400, 'model must be slim or classic'],
       ['?model=', '/skin?model=', good, {}, 400, 'model must be slim or classic'],
       ['a model on a cape', '/cape?model=slim', cape, {}, 400, 'a cape has no model'],
+      // A typo is refused, not ignored into a classic skin.
+      ['?modle=slim', '/skin?modle=slim', good, {}, 400, 'Unknown query parameter "modle": this call takes model'],
       ['a 128×128 cape', '/cape', encodePng(128, 128), {}, 400, 'cape must be 64×32, got 128×128'],
       ['a 64×64 cape', '/cape', encodePng(64, 64), {}, 400, 'cape must be 64×32, got 64×64'],
       ['a 100×100 skin', '/skin', encodePng(100, 100), {}, 400, 'skin must be 64×64 or 64×32, got 100×100'],
