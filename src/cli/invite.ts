@@ -10,7 +10,8 @@ import { when, type UserCommandLine, type UserIo } from './user.ts';
 export const INVITE_HELP = `Invites (for --registration invite; each takes --db PATH, or MCAUTH_DB, or --config FILE):
   invite create [--uses N] [--expires SECONDS]
       makes an invite for N players (1) that expires after SECONDS (a week); prints its code, shown
-      only now, and the account page's link with it when a public URL is set
+      only now, and the account page's link with it when a public URL is set (MCAUTH_PUBLIC_URL,
+      or the config file's publicUrl)
   invite list             lists the invites that can still be used: id, uses left, expiry
   invite revoke CODE|ID   deletes an invite, named by its code or the id invite list shows`;
 

@@ -257,7 +257,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     flag: 'reset-ttl',
     arg: 'SECONDS',
     fallback: String(DEFAULT_RESET_TTL_SECONDS),
-    help: 'how long a password-reset link (user reset-link) stays valid',
+    help: 'how long a password-reset link stays valid (user reset-link reads MCAUTH_RESET_TTL or the config file)',
     ...integer(1, MAX_RESET_TTL_SECONDS),
   },
   { key: 'logLevel', flag: 'log-level', arg: LOG_LEVELS.join('|'), fallback: 'info', help: 'info: a line a request; debug: also the settings at start; error: failures only', parse: oneOf(...LOG_LEVELS) },

@@ -31,7 +31,9 @@ and ends its output, refusals too, with "Database: /absolute/path", or "Created 
       warns when no public URL is set in the environment or config file
   user reset-link NAME
       prints a one-time link to the account page that sets a new password (the code alone
-      without a public URL), valid for --reset-ttl; it voids the player's earlier link`;
+      without a public URL), valid for the reset TTL; it voids the player's earlier link
+  (These commands take the public URL and the reset TTL from MCAUTH_PUBLIC_URL and
+  MCAUTH_RESET_TTL, or the config file's publicUrl and resetTtl, as the server would.)`;
 
 /** What a command reads and writes besides the service: the password input, warnings, the settings in effect. */
 export interface UserIo {
