@@ -5,7 +5,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join as pathJoin } from 'node:path';
 import { startServer, startRaw, runCli, runProc, addUser, tempDir, SERVER_JS, RUNTIME } from '../helpers/process.ts';
@@ -141,6 +141,30 @@ describe('serving', () => {
       assert.equal(r.username, 'Alice');
     } finally {
       await s.stop();
+    }
+  });
+
+  // Rule: deployed as one file: dist/server.js copied alone into an empty folder serves
+  // everything, the account page too (its HTML, style and script are inside the file).
+  test('dist/server.js copied alone into an empty folder serves the five endpoints and the account page', async () => {
+    const dir = tempDir();
+    const alone = pathJoin(dir.dir, 'server.js');
+    copyFileSync(SERVER_JS, alone);
+    const s = await startRaw(['serve', '--port', '0', '--db', 'alone.db', '--account-page', '--registration', 'open'], { cwd: dir.dir, script: alone });
+    try {
+      assert.deepEqual(readdirSync(dir.dir).filter((f) => !f.startsWith('alone.db')), ['server.js'], 'nothing else beside it');
+      const url = `http://127.0.0.1:${s.port}`;
+      const page = await fetch(`${url}/account`);
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+      assert.match(await page.text(), /<script>[\s\S]+<\/script>/, 'the script is inline');
+      const made = assertOk(await postTo('127.0.0.1', s.port, '/account/register', { name: 'Alone', password: 'alone-password' }));
+      assert.equal(made.username, 'Alone');
+      assert.equal(assertOk(await postTo('127.0.0.1', s.port, '/auth', { login: 'alone', password: 'alone-password' })).userUUID, made.userUUID);
+    } finally {
+      await s.stop();
+      dir.cleanup();
     }
   });
 

@@ -107,6 +107,29 @@ describe('Deno with the narrowest permissions', () => {
     assert.equal(code, 0, 'a clean stop: the database closes under the same grants');
   });
 
+  // Rule: the account page and invites need no grant beyond the same ones: invite create runs
+  // with the user commands' grants, the server serves the page and signs a player up with it.
+  test('invite create, the account page and a sign-up by invite work under the same grants', { skip: SKIP }, async () => {
+    if (!existsSync(db)) assert.equal((await runDeno(USER_GRANTS, ['user', 'add', 'Alice', '--db', db], 'alice-pw\n')).code, 0);
+    const made = await runDeno(USER_GRANTS, ['invite', 'create', '--db', db]);
+    assert.equal(made.code, 0, made.stderr);
+    const code = /^Code: ([0-9a-f]{32})$/m.exec(made.stdout)?.[1];
+    assert.ok(code, made.stdout);
+    const s = await startDeno(SERVER_GRANTS, ['serve', '--db', db, '--port', '0', '--account-page', '--registration', 'invite']);
+    let stopped: number | null;
+    try {
+      const page = await fetchReply(`http://127.0.0.1:${s.port}/account`);
+      assert.equal(page.status, 200, page.text);
+      assert.match(page.text, /<form/);
+      const joined = assertOk(await s.post('/account/register', { name: 'Invitee', password: 'invitee-password', invite: code }));
+      assert.equal(joined.username, 'Invitee');
+      assert.equal(assertOk(await s.post('/auth', { login: 'Invitee', password: 'invitee-password' })).userUUID, joined.userUUID);
+    } finally {
+      stopped = await s.stop();
+    }
+    assert.equal(stopped, 0);
+  });
+
   // Rule: a config file is read with its path added to --allow-read, and only then.
   test('a config file needs its own read grant', { skip: SKIP }, async () => {
     const file = join(tmp.dir, 'config.json');

@@ -10,10 +10,10 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const SERVER_JS = join(ROOT, 'dist', 'server.js');
 export const RUNTIME = process.env.MCAUTH_TEST_RUNTIME === 'deno' ? 'deno' : 'node';
 
-/** The command that runs dist/server.js on the runtime under test. */
-export function serverCommand(): string[] {
-  if (RUNTIME === 'deno') return [join(ROOT, 'node_modules', '.bin', 'deno'), 'run', '-A', SERVER_JS];
-  return [process.execPath, SERVER_JS];
+/** The command that runs dist/server.js (or a copy of it at `script`) on the runtime under test. */
+export function serverCommand(script = SERVER_JS): string[] {
+  if (RUNTIME === 'deno') return [join(ROOT, 'node_modules', '.bin', 'deno'), 'run', '-A', script];
+  return [process.execPath, script];
 }
 
 /**
@@ -221,9 +221,9 @@ export interface RawServer {
   stop: () => Promise<number | null>;
 }
 
-/** Starts `server.js ...args` exactly as given and resolves on the line that says where it listens. */
-export async function startRaw(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<RawServer> {
-  const s = await spawnListening([...serverCommand(), ...args], opts);
+/** Starts `server.js ...args` exactly as given (or a copy at `script`) and resolves on the line that says where it listens. */
+export async function startRaw(args: string[], opts: { env?: Record<string, string>; cwd?: string; script?: string } = {}): Promise<RawServer> {
+  const s = await spawnListening([...serverCommand(opts.script), ...args], opts);
   return { line: s.line, host: s.host, port: s.port, stdout: s.stdout, stderr: s.stderr, stop: async () => (await s.stop()).code };
 }
 
