@@ -80,6 +80,9 @@ export function startupWarnings(config: ServeConfig, facts: StartFacts): string[
       `the database holds hosted skins or capes, but --public-url is not set: answers leave them out, as if those players had none; set --public-url (the address players' games reach this service at)`,
     );
   }
+  if (config.registration !== 'off' && !config.accountPage) {
+    warnings.push(`--registration ${config.registration} has no effect without --account-page: no one can sign up, as the page and its API are off; set --account-page too`);
+  }
   if (config.db !== MEMORY_DB) {
     const db = config.db;
     const open = [db, `${db}-wal`, `${db}-shm`].map(openToOthers).filter((f) => f !== undefined);

@@ -5,7 +5,8 @@
 // - the database file (or its -wal, -shm) open to group or others, naming the file and chmod 600;
 // - a --config file (or MCAUTH_CONFIG) holding a secret (apiKey, adminToken) and open to group or
 //   others (one without a secret is meant to be readable: see deploy/mcauth.service);
-// - a --host other than loopback (127.0.0.0/8, ::1, localhost) without --api-key.
+// - a --host other than loopback (127.0.0.0/8, ::1, localhost) without --api-key;
+// - --registration invite or open without --account-page (no one can sign up).
 // Warnings show at --log-level info and debug, not at error or silent; with --workers the primary
 // logs them once. And the database and its -wal and -shm files are made 0600 whatever the umask
 // (here 022, the usual one), by the server and by `user add` on a new path.
@@ -147,6 +148,20 @@ describe('a config file with a secret, open to other users', () => {
     writeFileSync(noSecret, JSON.stringify({ db, joinTtl: 30 }));
     chmodSync(noSecret, 0o644);
     assert.deepEqual(await warningsOf(['--config', noSecret]), [], 'a file without secrets may be readable');
+  });
+});
+
+describe('--registration without --account-page', () => {
+  test('one warning that no one can sign up, naming --account-page; none with it or with registration off', async () => {
+    const db = await dbWithPlayer('registration.db');
+    for (const mode of ['invite', 'open']) {
+      const warnings = await warningsOf(['--db', db, '--registration', mode], {}, async (s) => {
+        assert.equal((await s.post('/account/register', { name: 'Newbie', password: PW })).status, 404, 'the API is off');
+      });
+      assert.deepEqual(warnings, [`--registration ${mode} has no effect without --account-page: no one can sign up, as the page and its API are off; set --account-page too`]);
+      assert.deepEqual(await warningsOf(['--db', db, '--registration', mode, '--account-page']), []);
+    }
+    assert.deepEqual(await warningsOf(['--db', db, '--registration', 'off']), []);
   });
 });
 
