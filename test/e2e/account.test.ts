@@ -11,7 +11,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
-import { addUser, freePort, runCli, startServer, tempDir } from '../helpers/process.ts';
+import { addUser, runCli, startServer, startServerOnFreePort, tempDir } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
 import { encodePng, padTo, sha } from '../helpers/png.ts';
 import { UUID_DASHED, assertFail, assertOk, sleep } from './util.ts';
@@ -33,16 +33,15 @@ let invites: RunningServer; // --registration invite, --api-key, --admin-token, 
 let open: RunningServer; // --registration open --registration-uuid offline, no --public-url
 let limited: RunningServer; // --registration open, 2 an address and 4 in all an hour, --trust-proxy, --address-login-limit 3, --reset-ttl 1
 let untrusted: RunningServer; // --registration open, 1 an address, no --trust-proxy
-let pub = '';
+let pub = ''; // the invites server's address, its --public-url
 
 before(async () => {
-  const port = await freePort();
-  pub = `http://127.0.0.1:${port}`;
   await addUser(db, 'Veteran', 'veteran-password');
   [off, closed, invites, open, limited, untrusted] = await Promise.all([
     startServer(['--db', db]),
     startServer(['--db', db, '--account-page']),
-    startServer(['--db', db, '--account-page', '--registration', 'invite', ...MANY, '--api-key', KEY, '--admin-token', ADMIN, '--port', String(port), '--public-url', pub]),
+    // Its public URL names its own port: started again on another if that port is taken meanwhile.
+    startServerOnFreePort((port) => ['--db', db, '--account-page', '--registration', 'invite', ...MANY, '--api-key', KEY, '--admin-token', ADMIN, '--public-url', `http://127.0.0.1:${port}`]),
     startServer(['--db', openDb, '--account-page', '--registration', 'open', '--registration-uuid', 'offline', ...MANY]),
     startServer(
       ['--db', limitedDb, '--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '4', '--trust-proxy', '--address-login-limit', '3'],
@@ -50,6 +49,7 @@ before(async () => {
     ),
     startServer(['--db', pathJoin(tmp.dir, 'untrusted.db'), '--account-page', '--registration', 'open', '--registrations-per-address', '1']),
   ]);
+  pub = invites.url;
 });
 
 after(async () => {
