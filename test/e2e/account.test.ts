@@ -31,7 +31,7 @@ let off: RunningServer; // no --account-page, same database as `invites`
 let closed: RunningServer; // --account-page, registration off (the default), same database
 let invites: RunningServer; // --registration invite, --api-key, --admin-token, --public-url (its own address)
 let open: RunningServer; // --registration open --registration-uuid offline, no --public-url
-let limited: RunningServer; // --registration open, 2 an address and 4 in all an hour, --trust-proxy, --address-login-limit 3, --reset-ttl 1
+let limited: RunningServer; // --registration open, --trust-proxy, --address-login-limit 3, --reset-ttl 1
 let untrusted: RunningServer; // --registration open, 1 an address, no --trust-proxy
 let pub = ''; // the invites server's address, its --public-url
 
@@ -44,7 +44,7 @@ before(async () => {
     startServerOnFreePort((port) => ['--db', db, '--account-page', '--registration', 'invite', ...MANY, '--api-key', KEY, '--admin-token', ADMIN, '--public-url', `http://127.0.0.1:${port}`]),
     startServer(['--db', openDb, '--account-page', '--registration', 'open', '--registration-uuid', 'offline', ...MANY]),
     startServer(
-      ['--db', limitedDb, '--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '4', '--trust-proxy', '--address-login-limit', '3'],
+      ['--db', limitedDb, '--account-page', '--registration', 'open', ...MANY, '--trust-proxy', '--address-login-limit', '3'],
       { MCAUTH_RESET_TTL: '1', MCAUTH_ADMIN_TOKEN: ADMIN },
     ),
     startServer(['--db', pathJoin(tmp.dir, 'untrusted.db'), '--account-page', '--registration', 'open', '--registrations-per-address', '1']),
@@ -302,28 +302,41 @@ describe('registration', () => {
   });
 });
 
+/** Runs `work` with a server of its own (own database, own counts), stopped after. */
+async function withServer<T>(file: string, args: string[], work: (s: RunningServer) => Promise<T>): Promise<T> {
+  const s = await startServer(['--db', pathJoin(tmp.dir, file), ...args]);
+  try {
+    return await work(s);
+  } finally {
+    await s.stop();
+  }
+}
+
 describe('registration limits', () => {
   test('an address a window, then 429 with Retry-After; refusals of form are free; then the limit of all addresses', async () => {
-    const from = (address: string) => ({ 'x-forwarded-for': `203.0.113.7, ${address}` });
-    // Randomly (an earlier test) signed up from 10.9.9.9: one of the 4 in all is taken.
-    await register(limited, 'AddrOne', 'addr-password', {}, from('10.0.0.1'));
-    await register(limited, 'AddrTwo', 'addr-password', {}, from('10.0.0.1'));
-    const over = await post(limited, 'register', { name: 'AddrThree', password: 'addr-password' }, { headers: from('10.0.0.1') });
-    assert.equal(over.status, 429, over.text);
-    assert.match(over.body.error, /^Too many registrations from this address; try again in \d+ s$/);
-    const wait = Number(over.headers.get('retry-after'));
-    assert.ok(wait > 3500 && wait <= 3600, `Retry-After: ${wait}`);
-    assert.equal(Number(/in (\d+) s/.exec(over.body.error)![1]), wait);
-    // Refusals of the request's form do not count; a taken name does.
-    assertFail(await post(limited, 'register', { name: 'AddrThree', password: 'short' }, { headers: from('10.0.0.2') }), 400, 'The password must be at least 8 characters');
-    assertFail(await post(limited, 'register', { name: 'x', password: 'addr-password' }, { headers: from('10.0.0.2') }), 400, 'Invalid name "x": use 3 to 16 letters, digits and _');
-    assertFail(await post(limited, 'register', { name: 'AddrOne', password: 'addr-password' }, { headers: from('10.0.0.2') }), 409, 'The name "AddrOne" is taken');
-    // 10.9.9.9, 10.0.0.1 twice and the taken name: the 4 of the hour are gone, from any address.
-    const all = await post(limited, 'register', { name: 'AddrFour', password: 'addr-password' }, { headers: from('10.0.0.3') });
-    assert.equal(all.status, 429, all.text);
-    assert.match(all.body.error, /^Too many registrations this hour; try again in \d+ s$/);
-    assert.ok(Number(all.headers.get('retry-after')) > 0);
-    assertFail(await post(limited, 'login', { name: 'AddrFour', password: 'addr-password' }), 401, 'Wrong login or password');
+    // Its own server: no other test's sign-up takes from its counts.
+    await withServer('registration-limits.db', ['--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '4', '--trust-proxy'], async (limits) => {
+      const from = (address: string) => ({ 'x-forwarded-for': `203.0.113.7, ${address}` });
+      await register(limits, 'AddrZero', 'addr-password', {}, from('10.9.9.9'));
+      await register(limits, 'AddrOne', 'addr-password', {}, from('10.0.0.1'));
+      await register(limits, 'AddrTwo', 'addr-password', {}, from('10.0.0.1'));
+      const over = await post(limits, 'register', { name: 'AddrThree', password: 'addr-password' }, { headers: from('10.0.0.1') });
+      assert.equal(over.status, 429, over.text);
+      assert.match(over.body.error, /^Too many registrations from this address; try again in \d+ s$/);
+      const wait = Number(over.headers.get('retry-after'));
+      assert.ok(wait > 3500 && wait <= 3600, `Retry-After: ${wait}`);
+      assert.equal(Number(/in (\d+) s/.exec(over.body.error)![1]), wait);
+      // Refusals of the request's form do not count; a taken name does.
+      assertFail(await post(limits, 'register', { name: 'AddrThree', password: 'short' }, { headers: from('10.0.0.2') }), 400, 'The password must be at least 8 characters');
+      assertFail(await post(limits, 'register', { name: 'x', password: 'addr-password' }, { headers: from('10.0.0.2') }), 400, 'Invalid name "x": use 3 to 16 letters, digits and _');
+      assertFail(await post(limits, 'register', { name: 'AddrOne', password: 'addr-password' }, { headers: from('10.0.0.2') }), 409, 'The name "AddrOne" is taken');
+      // 10.9.9.9, 10.0.0.1 twice and the taken name: the 4 of the hour are gone, from any address.
+      const all = await post(limits, 'register', { name: 'AddrFour', password: 'addr-password' }, { headers: from('10.0.0.3') });
+      assert.equal(all.status, 429, all.text);
+      assert.match(all.body.error, /^Too many registrations this hour; try again in \d+ s$/);
+      assert.ok(Number(all.headers.get('retry-after')) > 0);
+      assertFail(await post(limits, 'login', { name: 'AddrFour', password: 'addr-password' }), 401, 'Wrong login or password');
+    });
   });
 
   test('without --trust-proxy, X-Forwarded-For is ignored: every call counts for the peer', async () => {
