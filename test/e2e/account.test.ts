@@ -10,7 +10,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { addUser, runCli, startServer, startServerOnFreePort, tempDir } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
 import { encodePng, padTo, sha } from '../helpers/png.ts';
@@ -128,6 +130,52 @@ function offlineUuid(name: string): string {
   md5[8] = (md5[8]! & 0x3f) | 0x80;
   const hex = md5.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A code's digest as src/crypto/token.ts must make it, computed here on its own: SHA-256, lower-case hex. */
+const sha256Hex = (code: string): string => createHash('sha256').update(code, 'utf8').digest('hex');
+
+/** The rows a query finds in a database file, opened read-only (the server may be writing it; its WAL is read too). */
+function rows(database: string, query: string, ...params: string[]): Record<string, unknown>[] {
+  const conn = new DatabaseSync(database, { readOnly: true });
+  try {
+    return conn.prepare(query).all(...params).map((row) => ({ ...row }));
+  } finally {
+    conn.close();
+  }
+}
+
+/**
+ * Asserts that a code is nowhere in a database: in no value of any row of any table (as text in
+ * any case, its bytes in base64, or its text or bytes in a BLOB), nor in the bytes of the file
+ * and its WAL. Returns every text value it read, for the caller to find the digest among them.
+ */
+function assertNowhere(database: string, code: string): string[] {
+  const bytes = Buffer.from(code, 'hex');
+  const forms = [code.toLowerCase(), bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url')];
+  const texts: string[] = [];
+  const tables = ['sqlite_master', ...rows(database, "SELECT name FROM sqlite_master WHERE type = 'table'").map((t) => String(t.name))];
+  assert.ok(tables.includes('invites') && tables.includes('reset_codes'), tables.join(', '));
+  for (const table of tables) {
+    for (const row of rows(database, `SELECT * FROM "${table.replaceAll('"', '""')}"`)) {
+      for (const [column, value] of Object.entries(row)) {
+        const where = `${table}.${column}`;
+        if (typeof value === 'string') {
+          texts.push(value);
+          const lower = value.toLowerCase();
+          for (const form of forms) assert.ok(!lower.includes(form.toLowerCase()) && !value.includes(form), `${where} holds the code ${code}`);
+        } else if (value instanceof Uint8Array) {
+          const blob = Buffer.from(value);
+          assert.ok(!blob.includes(bytes) && !blob.toString('latin1').toLowerCase().includes(code), `${where} holds the code ${code}`);
+        }
+      }
+    }
+  }
+  for (const file of [database, `${database}-wal`].filter((f) => existsSync(f))) {
+    const raw = readFileSync(file);
+    assert.ok(!raw.includes(bytes) && !raw.toString('latin1').toLowerCase().includes(code), `${file} holds the code ${code}`);
+  }
+  return texts;
 }
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -564,6 +612,41 @@ describe('reset links', () => {
     assert.equal(link.link, `${pub}/account#reset=${link.code}`);
     assertFail(await admin(invites, 'POST', '/admin/users/Nobody/reset-link'), 404, 'No player named "Nobody"');
     assert.deepEqual(assertOk(await post(invites, 'reset', { code: link.code, password: 'veteran-password' })), { username: 'Veteran' });
+  });
+});
+
+describe('codes are kept as digests only', () => {
+  // Rule: an invite code is stored only as its SHA-256 digest (hex; its id is the digest's first
+  // 12 digits): a copy of the database lets no one sign up.
+  test('an invite from the CLI or the admin API: its code is nowhere in the file; its digest is', async () => {
+    const fromCli = await inviteCode(['--uses', '2']);
+    const fromApi = assertOk(await admin(invites, 'POST', '/admin/invites', { uses: 3 }));
+    for (const [label, { code, id }, uses] of [['CLI', fromCli, 2], ['admin API', fromApi, 3]] as const) {
+      const digest = sha256Hex(code);
+      assert.ok(assertNowhere(db, code).includes(digest), `${label}: the scan reads the invite's row`);
+      assert.deepEqual(rows(db, 'SELECT uses_left FROM invites WHERE digest = ?', digest), [{ uses_left: uses }], label);
+      assert.equal(id, digest.slice(0, 12), `${label}: the id is the digest's first 12 hex digits`);
+    }
+    // The digest is what the sign-up finds the invite by.
+    await register(invites, 'Digested', 'digested-password', { invite: fromApi.code });
+    assert.deepEqual(rows(db, 'SELECT uses_left FROM invites WHERE digest = ?', sha256Hex(fromApi.code)), [{ uses_left: 2 }]);
+    assertNowhere(db, fromApi.code);
+  });
+
+  // Rule: a reset code is stored only as its SHA-256 digest (hex): a copy of the database lets
+  // no one take a player over.
+  test('a reset link from the CLI or the admin API: its code is nowhere in the file; its digest is', async () => {
+    const stored = (): Record<string, unknown>[] => rows(db, "SELECT r.digest FROM reset_codes r JOIN users u ON u.id = r.user_id WHERE u.name_key = 'veteran'");
+    const fromCli = await resetCode(db, 'Veteran');
+    assert.ok(assertNowhere(db, fromCli).includes(sha256Hex(fromCli)), "CLI: the scan reads the link's row");
+    assert.deepEqual(stored(), [{ digest: sha256Hex(fromCli) }], 'CLI');
+    const fromApi = assertOk(await admin(invites, 'POST', '/admin/users/Veteran/reset-link')).code;
+    assert.ok(assertNowhere(db, fromApi).includes(sha256Hex(fromApi)), "admin API: the scan reads the link's row");
+    assertNowhere(db, fromCli);
+    assert.deepEqual(stored(), [{ digest: sha256Hex(fromApi) }], 'admin API');
+    // The digest is what the reset finds the player by.
+    assert.deepEqual(assertOk(await post(invites, 'reset', { code: fromApi, password: 'veteran-password' })), { username: 'Veteran' });
+    assert.deepEqual(stored(), [], 'used up');
   });
 });
 
