@@ -650,6 +650,36 @@ describe('codes are kept as digests only', () => {
   });
 });
 
+describe('no cookies', () => {
+  // Rule: no answer sets a cookie (the token travels as a Bearer header only), so no other site
+  // can make a browser act for the player (no CSRF).
+  test('register, login, me, password, reset, logout-all and the page set no cookie, nor do their refusals', async () => {
+    const answers: [string, Reply][] = [];
+    const seen = async (label: string, r: Promise<Reply>): Promise<Reply> => {
+      const reply = await r;
+      answers.push([label, reply]);
+      return reply;
+    };
+    const made = assertOk(await seen('register', post(invites, 'register', { name: 'Cookieless', password: 'cookieless-password', invite: (await inviteCode()).code })));
+    const token = assertOk(await seen('login', post(invites, 'login', { name: 'Cookieless', password: 'cookieless-password' }))).accessToken;
+    assert.equal(assertOk(await seen('me', call(invites, 'GET', 'me', { token }))).uuid, made.userUUID);
+    assertOk(await seen('password', post(invites, 'password', { current: 'cookieless-password', new: 'cookieless-new-password' }, { token })));
+    const { code } = assertOk(await admin(invites, 'POST', '/admin/users/Cookieless/reset-link'));
+    assert.deepEqual(assertOk(await seen('reset', post(invites, 'reset', { code, password: 'cookieless-third-pw' }))), { username: 'Cookieless' });
+    const again = await signIn(invites, 'Cookieless', 'cookieless-third-pw');
+    assert.equal(assertOk(await seen('logout-all', post(invites, 'logout-all', undefined, { token: again }))), true);
+    assert.equal((await seen('the page', invites.request('/account'))).status, 200);
+    assertFail(await seen('a wrong login', post(invites, 'login', { name: 'Cookieless', password: 'wrong-password' })), 401, 'Wrong login or password');
+    assertFail(await seen('a taken name', post(invites, 'register', { name: 'Cookieless', password: 'cookieless-password', invite: (await inviteCode()).code })), 409, 'The name "Cookieless" is taken');
+    assertFail(await seen('me signed out', call(invites, 'GET', 'me', { token })), 401, SIGN_IN);
+    assertFail(await seen('a used reset code', post(invites, 'reset', { code, password: 'cookieless-fourth-pw' })), 400, BAD_RESET);
+    for (const [label, r] of answers) {
+      assert.equal(r.headers.get('set-cookie'), null, label);
+      assert.deepEqual(r.headers.getSetCookie(), [], label);
+    }
+  });
+});
+
 describe('the API key', () => {
   test('is not needed under /account, even when set; /auth still needs it', async () => {
     assertFail(await invites.request('/auth', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'Veteran', password: 'veteran-password' }) }), 401, 'Missing or wrong API key');
