@@ -416,6 +416,19 @@ describe('registration limits', () => {
     });
   });
 
+  // Rule: without --registrations-per-address, an address signs up 5 times an hour, no more.
+  test('by default 5 sign-ups an address an hour: the 6th gets 429 with Retry-After', async () => {
+    await withServer('default-limits.db', ['--account-page', '--registration', 'open'], async (plain) => {
+      for (let i = 1; i <= 5; i++) await register(plain, `Default${i}`, 'default-password');
+      const over = await post(plain, 'register', { name: 'Default6', password: 'default-password' });
+      assert.equal(over.status, 429, over.text);
+      assert.match(over.body.error, /^Too many registrations from this address; try again in \d+ s$/);
+      const wait = Number(over.headers.get('retry-after'));
+      assert.ok(wait > 3500 && wait <= 3600, `Retry-After: ${wait}`);
+      assertFail(await post(plain, 'login', { name: 'Default6', password: 'default-password' }), 401, 'Wrong login or password');
+    });
+  });
+
   test('without --trust-proxy, X-Forwarded-For is ignored: every call counts for the peer', async () => {
     await register(untrusted, 'Peer1', 'peer-password', {}, { 'x-forwarded-for': '10.1.1.1' });
     const r = await post(untrusted, 'register', { name: 'Peer2', password: 'peer-password' }, { headers: { 'x-forwarded-for': '10.1.1.2' } });
