@@ -673,6 +673,27 @@ describe('reset links', () => {
     assert.match(await signIn(limited, 'Expiring', 'expiring-password'), UUID_DASHED, 'the password is unchanged');
   });
 
+  // Rule: without --reset-ttl (and, for the CLI, MCAUTH_RESET_TTL) a link is valid for an hour.
+  test('a link lasts an hour by default, from the admin API and from the CLI', async () => {
+    const HOUR = 3600 * 1000;
+    const SLACK = 5000;
+    const stored = (): number => Number(rows(db, "SELECT r.expires_at FROM reset_codes r JOIN users u ON u.id = r.user_id WHERE u.name_key = 'veteran'")[0]?.expires_at);
+    const within = (at: number, from: number, to: number, label: string): void =>
+      assert.ok(at >= from + HOUR - SLACK && at <= to + HOUR + SLACK, `${label}: expires ${new Date(at).toISOString()}, asked between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`);
+    let from = Date.now();
+    const link = assertOk(await admin(invites, 'POST', '/admin/users/Veteran/reset-link'));
+    within(Date.parse(link.expiresAt), from, Date.now(), 'admin API');
+    assert.equal(stored(), Date.parse(link.expiresAt), 'admin API: as stored');
+    from = Date.now();
+    const r = await runCli(['user', 'reset-link', 'Veteran', '--db', db]);
+    const to = Date.now();
+    assert.equal(r.code, 0, r.stderr);
+    const until = /valid once until (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d) UTC/.exec(r.stdout);
+    assert.ok(until, r.stdout);
+    within(Date.parse(`${until[1]}T${until[2]}Z`), from, to, 'CLI, as printed');
+    within(stored(), from, to, 'CLI, as stored');
+  });
+
   test('the admin API makes links with the page address when a public URL is set', async () => {
     const link = assertOk(await admin(invites, 'POST', '/admin/users/Veteran/reset-link'));
     assert.equal(link.link, `${pub}/account#reset=${link.code}`);
