@@ -1,12 +1,15 @@
 // Players on their own: the account page's API (--account-page), end to end on real SQLite files.
-// Off unless switched on (every /account path 404); sign-up closed, by invite (single-use by
-// default, --uses, expiry, revocation, one use cannot make two players at once) or open, with
-// random or offline-mode UUIDs; registrations limited an address and in all (429 with
+// Off unless switched on (every /account path 404); the page as page.ts renders it, under its
+// Content-Security-Policy and other headers; sign-up closed, by invite (single-use by default,
+// --uses, expiry, revocation, one use cannot make two players at once) or open, with random or
+// offline-mode UUIDs; registrations limited an address (5 by default) and in all (429 with
 // Retry-After; --trust-proxy names the address); sign-in is /auth's own login (the throttle, the
-// lock, --address-login-limit are shared); signed-in calls need the player's Bearer token; a
-// password change ends the other sessions and the join but keeps this token; skins and capes go
-// through the admin API's checks; sign-out everywhere; reset links from the CLI and the admin API
-// work once, within --reset-ttl, and a new one voids the old. None of it needs the API key.
+// lock, --address-login-limit are shared, an unknown name takes a wrong password's time);
+// signed-in calls need the player's Bearer token, and no answer sets a cookie; a password change
+// ends the other sessions and the join but keeps this token; skins and capes go through the admin
+// API's checks; sign-out everywhere; reset links from the CLI and the admin API work once, within
+// --reset-ttl (an hour by default), and a new one voids the old; invite and reset codes are kept
+// only as their SHA-256. None of it needs the API key.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
