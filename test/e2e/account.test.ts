@@ -1,17 +1,24 @@
 // Players on their own: the account page's API (--account-page), end to end on real SQLite files.
-// Off unless switched on (every /account path 404); sign-up closed, by invite (single-use by
-// default, --uses, expiry, revocation, one use cannot make two players at once) or open, with
-// random or offline-mode UUIDs; registrations limited an address and in all (429 with
+// Off unless switched on (every /account path 404); the page as page.ts renders it, under its
+// Content-Security-Policy and other headers; sign-up closed, by invite (single-use by default,
+// --uses, expiry, revocation, one use cannot make two players at once) or open, with random or
+// offline-mode UUIDs; registrations limited an address (5 by default) and in all (429 with
 // Retry-After; --trust-proxy names the address); sign-in is /auth's own login (the throttle, the
-// lock, --address-login-limit are shared); signed-in calls need the player's Bearer token; a
-// password change ends the other sessions and the join but keeps this token; skins and capes go
-// through the admin API's checks; sign-out everywhere; reset links from the CLI and the admin API
-// work once, within --reset-ttl, and a new one voids the old. None of it needs the API key.
+// lock, --address-login-limit are shared, an unknown name takes a wrong password's time);
+// signed-in calls need the player's Bearer token, and no answer sets a cookie; a password change
+// ends the other sessions and the join but keeps this token; skins and capes go through the admin
+// API's checks; sign-out everywhere; reset links from the CLI and the admin API work once, within
+// --reset-ttl (an hour by default), and a new one voids the old; invite and reset codes are kept
+// only as their SHA-256. None of it needs the API key.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
-import { addUser, freePort, runCli, startServer, tempDir } from '../helpers/process.ts';
+import { DatabaseSync } from 'node:sqlite';
+import { renderPage } from '../../src/account/page.ts';
+import { DEFAULT_MIN_PASSWORD_CHARS } from '../../src/limits.ts';
+import { addUser, runCli, startServer, startServerOnFreePort, tempDir } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
 import { encodePng, padTo, sha } from '../helpers/png.ts';
 import { UUID_DASHED, assertFail, assertOk, sleep } from './util.ts';
@@ -31,25 +38,25 @@ let off: RunningServer; // no --account-page, same database as `invites`
 let closed: RunningServer; // --account-page, registration off (the default), same database
 let invites: RunningServer; // --registration invite, --api-key, --admin-token, --public-url (its own address)
 let open: RunningServer; // --registration open --registration-uuid offline, no --public-url
-let limited: RunningServer; // --registration open, 2 an address and 4 in all an hour, --trust-proxy, --address-login-limit 3, --reset-ttl 1
+let limited: RunningServer; // --registration open, --trust-proxy, --address-login-limit 3, --reset-ttl 1
 let untrusted: RunningServer; // --registration open, 1 an address, no --trust-proxy
-let pub = '';
+let pub = ''; // the invites server's address, its --public-url
 
 before(async () => {
-  const port = await freePort();
-  pub = `http://127.0.0.1:${port}`;
   await addUser(db, 'Veteran', 'veteran-password');
   [off, closed, invites, open, limited, untrusted] = await Promise.all([
     startServer(['--db', db]),
     startServer(['--db', db, '--account-page']),
-    startServer(['--db', db, '--account-page', '--registration', 'invite', ...MANY, '--api-key', KEY, '--admin-token', ADMIN, '--port', String(port), '--public-url', pub]),
+    // Its public URL names its own port: started again on another if that port is taken meanwhile.
+    startServerOnFreePort((port) => ['--db', db, '--account-page', '--registration', 'invite', ...MANY, '--api-key', KEY, '--admin-token', ADMIN, '--public-url', `http://127.0.0.1:${port}`]),
     startServer(['--db', openDb, '--account-page', '--registration', 'open', '--registration-uuid', 'offline', ...MANY]),
     startServer(
-      ['--db', limitedDb, '--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '4', '--trust-proxy', '--address-login-limit', '3'],
+      ['--db', limitedDb, '--account-page', '--registration', 'open', ...MANY, '--trust-proxy', '--address-login-limit', '3'],
       { MCAUTH_RESET_TTL: '1', MCAUTH_ADMIN_TOKEN: ADMIN },
     ),
     startServer(['--db', pathJoin(tmp.dir, 'untrusted.db'), '--account-page', '--registration', 'open', '--registrations-per-address', '1']),
   ]);
+  pub = invites.url;
 });
 
 after(async () => {
@@ -130,6 +137,52 @@ function offlineUuid(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** A code's digest as src/crypto/token.ts must make it, computed here on its own: SHA-256, lower-case hex. */
+const sha256Hex = (code: string): string => createHash('sha256').update(code, 'utf8').digest('hex');
+
+/** The rows a query finds in a database file, opened read-only (the server may be writing it; its WAL is read too). */
+function rows(database: string, query: string, ...params: string[]): Record<string, unknown>[] {
+  const conn = new DatabaseSync(database, { readOnly: true });
+  try {
+    return conn.prepare(query).all(...params).map((row) => ({ ...row }));
+  } finally {
+    conn.close();
+  }
+}
+
+/**
+ * Asserts that a code is nowhere in a database: in no value of any row of any table (as text in
+ * any case, its bytes in base64, or its text or bytes in a BLOB), nor in the bytes of the file
+ * and its WAL. Returns every text value it read, for the caller to find the digest among them.
+ */
+function assertNowhere(database: string, code: string): string[] {
+  const bytes = Buffer.from(code, 'hex');
+  const forms = [code.toLowerCase(), bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url')];
+  const texts: string[] = [];
+  const tables = ['sqlite_master', ...rows(database, "SELECT name FROM sqlite_master WHERE type = 'table'").map((t) => String(t.name))];
+  assert.ok(tables.includes('invites') && tables.includes('reset_codes'), tables.join(', '));
+  for (const table of tables) {
+    for (const row of rows(database, `SELECT * FROM "${table.replaceAll('"', '""')}"`)) {
+      for (const [column, value] of Object.entries(row)) {
+        const where = `${table}.${column}`;
+        if (typeof value === 'string') {
+          texts.push(value);
+          const lower = value.toLowerCase();
+          for (const form of forms) assert.ok(!lower.includes(form.toLowerCase()) && !value.includes(form), `${where} holds the code ${code}`);
+        } else if (value instanceof Uint8Array) {
+          const blob = Buffer.from(value);
+          assert.ok(!blob.includes(bytes) && !blob.toString('latin1').toLowerCase().includes(code), `${where} holds the code ${code}`);
+        }
+      }
+    }
+  }
+  for (const file of [database, `${database}-wal`].filter((f) => existsSync(f))) {
+    const raw = readFileSync(file);
+    assert.ok(!raw.includes(bytes) && !raw.toString('latin1').toLowerCase().includes(code), `${file} holds the code ${code}`);
+  }
+  return texts;
+}
+
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe('off unless --account-page', () => {
@@ -158,15 +211,42 @@ describe('off unless --account-page', () => {
     assertFail(await post(closed, 'login', { name: 'Sneaky', password: 'sneaky-password' }), 401, 'Wrong login or password');
   });
 
-  test('with it, GET {base}/account is the page: HTML, with no API key', async () => {
-    for (const s of [closed, invites]) {
+  // Rule: the page comes over HTTP, on either runtime, as src/account/page.ts renders it, with
+  // all of its headers: a Content-Security-Policy under which only the page's own inline script
+  // and style apply (named by their SHA-256: no 'unsafe-inline', no other origin), no framing, no
+  // Referer, no sniffing, no caching.
+  test('with it, GET {base}/account is the page: HTML, with no API key, and its security headers', async () => {
+    for (const [s, registration] of [[closed, 'off'], [invites, 'invite']] as const) {
       const page = await s.request('/account');
       assert.equal(page.status, 200, page.text);
+      assert.match(page.text, /^<!doctype html>/i);
+      const rendered = renderPage({ registration, minPasswordLength: DEFAULT_MIN_PASSWORD_CHARS, basePath: '' });
+      assert.equal(page.text, rendered.html, 'the page as rendered');
+      for (const [name, value] of Object.entries(rendered.headers)) assert.equal(page.headers.get(name), value, name);
       assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
-      assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);
       assert.equal(page.headers.get('x-frame-options'), 'DENY');
       assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
-      assert.match(page.text, /^<!doctype html>/i);
+      assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(page.headers.get('cache-control'), 'no-store');
+      // The policy read on its own, whatever page.ts says: the hashes are of the page's one
+      // script and one style as served.
+      const csp = page.headers.get('content-security-policy') ?? '';
+      const directives = csp.split(';').map((d) => d.trim().split(/\s+/));
+      const policy = new Map(directives.map(([name, ...sources]) => [name!, sources]));
+      assert.equal(policy.size, directives.length, `no directive twice: ${csp}`);
+      assert.deepEqual(directives[0], ['default-src', "'none'"]);
+      const inline = (tag: string): string[] => {
+        assert.equal(page.text.split(`<${tag}`).length, 2, `one <${tag}>`);
+        return Array.from(page.text.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g')), (m) => `'sha256-${createHash('sha256').update(m[1]!, 'utf8').digest('base64')}'`);
+      };
+      assert.deepEqual(policy.get('script-src'), inline('script'), `script-src: ${csp}`);
+      assert.deepEqual(policy.get('style-src'), inline('style'), `style-src: ${csp}`);
+      for (const source of [...policy.get('script-src')!, ...policy.get('style-src')!]) assert.match(source, /^'sha256-[A-Za-z0-9+/]{43}='$/);
+      assert.deepEqual(policy.get('connect-src'), ["'self'"]);
+      assert.deepEqual(policy.get('frame-ancestors'), ["'none'"]);
+      for (const [name, sources] of policy) {
+        for (const source of sources) assert.doesNotMatch(source, /^'unsafe-|^'strict-dynamic'$|\*|^[a-z][a-z0-9+.-]*:\/\/|^(https?|wss?|ftp):$|\.[a-z]/i, `${name} ${source}`);
+      }
     }
   });
 });
@@ -302,28 +382,54 @@ describe('registration', () => {
   });
 });
 
+/** Runs `work` with a server of its own (own database, own counts), stopped after. */
+async function withServer<T>(file: string, args: string[], work: (s: RunningServer) => Promise<T>): Promise<T> {
+  const s = await startServer(['--db', pathJoin(tmp.dir, file), ...args]);
+  try {
+    return await work(s);
+  } finally {
+    await s.stop();
+  }
+}
+
 describe('registration limits', () => {
   test('an address a window, then 429 with Retry-After; refusals of form are free; then the limit of all addresses', async () => {
-    const from = (address: string) => ({ 'x-forwarded-for': `203.0.113.7, ${address}` });
-    // Randomly (an earlier test) signed up from 10.9.9.9: one of the 4 in all is taken.
-    await register(limited, 'AddrOne', 'addr-password', {}, from('10.0.0.1'));
-    await register(limited, 'AddrTwo', 'addr-password', {}, from('10.0.0.1'));
-    const over = await post(limited, 'register', { name: 'AddrThree', password: 'addr-password' }, { headers: from('10.0.0.1') });
-    assert.equal(over.status, 429, over.text);
-    assert.match(over.body.error, /^Too many registrations from this address; try again in \d+ s$/);
-    const wait = Number(over.headers.get('retry-after'));
-    assert.ok(wait > 3500 && wait <= 3600, `Retry-After: ${wait}`);
-    assert.equal(Number(/in (\d+) s/.exec(over.body.error)![1]), wait);
-    // Refusals of the request's form do not count; a taken name does.
-    assertFail(await post(limited, 'register', { name: 'AddrThree', password: 'short' }, { headers: from('10.0.0.2') }), 400, 'The password must be at least 8 characters');
-    assertFail(await post(limited, 'register', { name: 'x', password: 'addr-password' }, { headers: from('10.0.0.2') }), 400, 'Invalid name "x": use 3 to 16 letters, digits and _');
-    assertFail(await post(limited, 'register', { name: 'AddrOne', password: 'addr-password' }, { headers: from('10.0.0.2') }), 409, 'The name "AddrOne" is taken');
-    // 10.9.9.9, 10.0.0.1 twice and the taken name: the 4 of the hour are gone, from any address.
-    const all = await post(limited, 'register', { name: 'AddrFour', password: 'addr-password' }, { headers: from('10.0.0.3') });
-    assert.equal(all.status, 429, all.text);
-    assert.match(all.body.error, /^Too many registrations this hour; try again in \d+ s$/);
-    assert.ok(Number(all.headers.get('retry-after')) > 0);
-    assertFail(await post(limited, 'login', { name: 'AddrFour', password: 'addr-password' }), 401, 'Wrong login or password');
+    // Its own server: no other test's sign-up takes from its counts.
+    await withServer('registration-limits.db', ['--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '4', '--trust-proxy'], async (limits) => {
+      const from = (address: string) => ({ 'x-forwarded-for': `203.0.113.7, ${address}` });
+      await register(limits, 'AddrZero', 'addr-password', {}, from('10.9.9.9'));
+      await register(limits, 'AddrOne', 'addr-password', {}, from('10.0.0.1'));
+      await register(limits, 'AddrTwo', 'addr-password', {}, from('10.0.0.1'));
+      const over = await post(limits, 'register', { name: 'AddrThree', password: 'addr-password' }, { headers: from('10.0.0.1') });
+      assert.equal(over.status, 429, over.text);
+      assert.match(over.body.error, /^Too many registrations from this address; try again in \d+ s$/);
+      const wait = Number(over.headers.get('retry-after'));
+      assert.ok(wait > 3500 && wait <= 3600, `Retry-After: ${wait}`);
+      assert.equal(Number(/in (\d+) s/.exec(over.body.error)![1]), wait);
+      // Refusals of the request's form do not count; a taken name does.
+      assertFail(await post(limits, 'register', { name: 'AddrThree', password: 'short' }, { headers: from('10.0.0.2') }), 400, 'The password must be at least 8 characters');
+      assertFail(await post(limits, 'register', { name: 'x', password: 'addr-password' }, { headers: from('10.0.0.2') }), 400, 'Invalid name "x": use 3 to 16 letters, digits and _');
+      assertFail(await post(limits, 'register', { name: 'AddrOne', password: 'addr-password' }, { headers: from('10.0.0.2') }), 409, 'The name "AddrOne" is taken');
+      // 10.9.9.9, 10.0.0.1 twice and the taken name: the 4 of the hour are gone, from any address.
+      const all = await post(limits, 'register', { name: 'AddrFour', password: 'addr-password' }, { headers: from('10.0.0.3') });
+      assert.equal(all.status, 429, all.text);
+      assert.match(all.body.error, /^Too many registrations this hour; try again in \d+ s$/);
+      assert.ok(Number(all.headers.get('retry-after')) > 0);
+      assertFail(await post(limits, 'login', { name: 'AddrFour', password: 'addr-password' }), 401, 'Wrong login or password');
+    });
+  });
+
+  // Rule: without --registrations-per-address, an address signs up 5 times an hour, no more.
+  test('by default 5 sign-ups an address an hour: the 6th gets 429 with Retry-After', async () => {
+    await withServer('default-limits.db', ['--account-page', '--registration', 'open'], async (plain) => {
+      for (let i = 1; i <= 5; i++) await register(plain, `Default${i}`, 'default-password');
+      const over = await post(plain, 'register', { name: 'Default6', password: 'default-password' });
+      assert.equal(over.status, 429, over.text);
+      assert.match(over.body.error, /^Too many registrations from this address; try again in \d+ s$/);
+      const wait = Number(over.headers.get('retry-after'));
+      assert.ok(wait > 3500 && wait <= 3600, `Retry-After: ${wait}`);
+      assertFail(await post(plain, 'login', { name: 'Default6', password: 'default-password' }), 401, 'Wrong login or password');
+    });
   });
 
   test('without --trust-proxy, X-Forwarded-For is ignored: every call counts for the peer', async () => {
@@ -344,6 +450,30 @@ describe('signing in', () => {
     assertFail(await post(invites, 'login', { name: 'Nobody', password: 'wrong-password' }), 401, 'Wrong login or password');
     assertFail(await post(invites, 'login', { name: 'no', password: 'x' }), 400, 'Field "name" is not a valid player name');
     assertFail(await post(invites, 'login', { login: 'Veteran', password: 'veteran-password' }), 400, 'Unknown field "login": this call takes name, password');
+  });
+
+  // Rule: an unknown name costs a password check, as a wrong password does, so the time of an
+  // answer does not tell which names exist. Loose on purpose, for a loaded 2-core machine:
+  // without the dummy hash an unknown name answers some 100 times faster.
+  test('an unknown name takes about as long as a wrong password', async () => {
+    await register(open, 'Timed', 'timed-password');
+    const time = async (name: string): Promise<number> => {
+      const start = performance.now();
+      assertFail(await post(open, 'login', { name, password: 'wrong-password' }), 401, 'Wrong login or password');
+      return performance.now() - start;
+    };
+    await time('GhostWarmUp'); // the first unknown name may be the one that makes the dummy hash
+    const unknown: number[] = [];
+    const wrong: number[] = [];
+    // In turns, so that a burst of load falls on both. A new unknown name each time; "Timed"
+    // fails 5 times, under the throttle (it counts failures a name, and makes the 6th wait).
+    for (let i = 0; i < 5; i++) {
+      unknown.push(await time(`Ghost${i}`));
+      wrong.push(await time('Timed'));
+    }
+    const median = (ms: number[]): number => [...ms].sort((a, b) => a - b)[2]!;
+    const shown = (ms: number[]): string => ms.map((t) => t.toFixed(1)).join(', ');
+    assert.ok(median(unknown) >= median(wrong) / 2, `unknown names ${shown(unknown)} ms; a wrong password ${shown(wrong)} ms`);
   });
 
   test('failed logins here throttle /auth too, as one count', async () => {
@@ -546,11 +676,97 @@ describe('reset links', () => {
     assert.match(await signIn(limited, 'Expiring', 'expiring-password'), UUID_DASHED, 'the password is unchanged');
   });
 
+  // Rule: without --reset-ttl (and, for the CLI, MCAUTH_RESET_TTL) a link is valid for an hour.
+  test('a link lasts an hour by default, from the admin API and from the CLI', async () => {
+    const HOUR = 3600 * 1000;
+    const SLACK = 5000;
+    const stored = (): number => Number(rows(db, "SELECT r.expires_at FROM reset_codes r JOIN users u ON u.id = r.user_id WHERE u.name_key = 'veteran'")[0]?.expires_at);
+    const within = (at: number, from: number, to: number, label: string): void =>
+      assert.ok(at >= from + HOUR - SLACK && at <= to + HOUR + SLACK, `${label}: expires ${new Date(at).toISOString()}, asked between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`);
+    let from = Date.now();
+    const link = assertOk(await admin(invites, 'POST', '/admin/users/Veteran/reset-link'));
+    within(Date.parse(link.expiresAt), from, Date.now(), 'admin API');
+    assert.equal(stored(), Date.parse(link.expiresAt), 'admin API: as stored');
+    from = Date.now();
+    const r = await runCli(['user', 'reset-link', 'Veteran', '--db', db]);
+    const to = Date.now();
+    assert.equal(r.code, 0, r.stderr);
+    const until = /valid once until (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d) UTC/.exec(r.stdout);
+    assert.ok(until, r.stdout);
+    within(Date.parse(`${until[1]}T${until[2]}Z`), from, to, 'CLI, as printed');
+    within(stored(), from, to, 'CLI, as stored');
+  });
+
   test('the admin API makes links with the page address when a public URL is set', async () => {
     const link = assertOk(await admin(invites, 'POST', '/admin/users/Veteran/reset-link'));
     assert.equal(link.link, `${pub}/account#reset=${link.code}`);
     assertFail(await admin(invites, 'POST', '/admin/users/Nobody/reset-link'), 404, 'No player named "Nobody"');
     assert.deepEqual(assertOk(await post(invites, 'reset', { code: link.code, password: 'veteran-password' })), { username: 'Veteran' });
+  });
+});
+
+describe('codes are kept as digests only', () => {
+  // Rule: an invite code is stored only as its SHA-256 digest (hex; its id is the digest's first
+  // 12 digits): a copy of the database lets no one sign up.
+  test('an invite from the CLI or the admin API: its code is nowhere in the file; its digest is', async () => {
+    const fromCli = await inviteCode(['--uses', '2']);
+    const fromApi = assertOk(await admin(invites, 'POST', '/admin/invites', { uses: 3 }));
+    for (const [label, { code, id }, uses] of [['CLI', fromCli, 2], ['admin API', fromApi, 3]] as const) {
+      const digest = sha256Hex(code);
+      assert.ok(assertNowhere(db, code).includes(digest), `${label}: the scan reads the invite's row`);
+      assert.deepEqual(rows(db, 'SELECT uses_left FROM invites WHERE digest = ?', digest), [{ uses_left: uses }], label);
+      assert.equal(id, digest.slice(0, 12), `${label}: the id is the digest's first 12 hex digits`);
+    }
+    // The digest is what the sign-up finds the invite by.
+    await register(invites, 'Digested', 'digested-password', { invite: fromApi.code });
+    assert.deepEqual(rows(db, 'SELECT uses_left FROM invites WHERE digest = ?', sha256Hex(fromApi.code)), [{ uses_left: 2 }]);
+    assertNowhere(db, fromApi.code);
+  });
+
+  // Rule: a reset code is stored only as its SHA-256 digest (hex): a copy of the database lets
+  // no one take a player over.
+  test('a reset link from the CLI or the admin API: its code is nowhere in the file; its digest is', async () => {
+    const stored = (): Record<string, unknown>[] => rows(db, "SELECT r.digest FROM reset_codes r JOIN users u ON u.id = r.user_id WHERE u.name_key = 'veteran'");
+    const fromCli = await resetCode(db, 'Veteran');
+    assert.ok(assertNowhere(db, fromCli).includes(sha256Hex(fromCli)), "CLI: the scan reads the link's row");
+    assert.deepEqual(stored(), [{ digest: sha256Hex(fromCli) }], 'CLI');
+    const fromApi = assertOk(await admin(invites, 'POST', '/admin/users/Veteran/reset-link')).code;
+    assert.ok(assertNowhere(db, fromApi).includes(sha256Hex(fromApi)), "admin API: the scan reads the link's row");
+    assertNowhere(db, fromCli);
+    assert.deepEqual(stored(), [{ digest: sha256Hex(fromApi) }], 'admin API');
+    // The digest is what the reset finds the player by.
+    assert.deepEqual(assertOk(await post(invites, 'reset', { code: fromApi, password: 'veteran-password' })), { username: 'Veteran' });
+    assert.deepEqual(stored(), [], 'used up');
+  });
+});
+
+describe('no cookies', () => {
+  // Rule: no answer sets a cookie (the token travels as a Bearer header only), so no other site
+  // can make a browser act for the player (no CSRF).
+  test('register, login, me, password, reset, logout-all and the page set no cookie, nor do their refusals', async () => {
+    const answers: [string, Reply][] = [];
+    const seen = async (label: string, r: Promise<Reply>): Promise<Reply> => {
+      const reply = await r;
+      answers.push([label, reply]);
+      return reply;
+    };
+    const made = assertOk(await seen('register', post(invites, 'register', { name: 'Cookieless', password: 'cookieless-password', invite: (await inviteCode()).code })));
+    const token = assertOk(await seen('login', post(invites, 'login', { name: 'Cookieless', password: 'cookieless-password' }))).accessToken;
+    assert.equal(assertOk(await seen('me', call(invites, 'GET', 'me', { token }))).uuid, made.userUUID);
+    assertOk(await seen('password', post(invites, 'password', { current: 'cookieless-password', new: 'cookieless-new-password' }, { token })));
+    const { code } = assertOk(await admin(invites, 'POST', '/admin/users/Cookieless/reset-link'));
+    assert.deepEqual(assertOk(await seen('reset', post(invites, 'reset', { code, password: 'cookieless-third-pw' }))), { username: 'Cookieless' });
+    const again = await signIn(invites, 'Cookieless', 'cookieless-third-pw');
+    assert.equal(assertOk(await seen('logout-all', post(invites, 'logout-all', undefined, { token: again }))), true);
+    assert.equal((await seen('the page', invites.request('/account'))).status, 200);
+    assertFail(await seen('a wrong login', post(invites, 'login', { name: 'Cookieless', password: 'wrong-password' })), 401, 'Wrong login or password');
+    assertFail(await seen('a taken name', post(invites, 'register', { name: 'Cookieless', password: 'cookieless-password', invite: (await inviteCode()).code })), 409, 'The name "Cookieless" is taken');
+    assertFail(await seen('me signed out', call(invites, 'GET', 'me', { token })), 401, SIGN_IN);
+    assertFail(await seen('a used reset code', post(invites, 'reset', { code, password: 'cookieless-fourth-pw' })), 400, BAD_RESET);
+    for (const [label, r] of answers) {
+      assert.equal(r.headers.get('set-cookie'), null, label);
+      assert.deepEqual(r.headers.getSetCookie(), [], label);
+    }
   });
 });
 

@@ -250,6 +250,28 @@ export async function startServer(args: string[], env: Record<string, string> = 
   };
 }
 
+/** What the server says, and exits with, when its port is taken. */
+const PORT_TAKEN = /cannot listen on \S+: the address is in use/;
+
+/**
+ * Starts `server.js serve --port P ...args(P)` on a port P free a moment before: for a server
+ * whose arguments must name its own port (as --public-url does), which `--port 0` cannot give.
+ * Another process may take P between the check and the server's listen; the server then exits
+ * saying the address is in use, and it is started again on another port (`args` is called again).
+ */
+export async function startServerOnFreePort(args: (port: number) => string[], env: Record<string, string> = {}, tries = 5): Promise<RunningServer> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      const s = await startServer(['--port', String(port), ...args(port)], env);
+      if (s.port !== port) throw new Error(`asked for port ${port}, the server listens on ${s.port}`);
+      return s;
+    } catch (err) {
+      if (attempt >= tries || !PORT_TAKEN.test((err as Error).message)) throw err;
+    }
+  }
+}
+
 /** Adds a user through the CLI and returns its UUID (as the CLI prints it). */
 export async function addUser(db: string, name: string, password: string, extra: string[] = [], env: Record<string, string> = {}): Promise<string> {
   const r = await runCli(['user', 'add', name, '--db', db, ...extra], { stdin: password + '\n', env });
