@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { join as pathJoin } from 'node:path';
-import { startServer, tempDir, runCli, fetchReply, freePort } from '../helpers/process.ts';
+import { startServer, startServerOnFreePort, tempDir, runCli, fetchReply } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
 import { beforeIend, chunk, encodePng, padTo, randomPng, sha } from '../helpers/png.ts';
 import { UUID_DASHED, adminBodyWithoutTimes, assertFail, assertOk, undash, withoutTimes } from './util.ts';
@@ -33,15 +33,14 @@ let noUrl: RunningServer; // --admin-token ADMIN, no --public-url
 let pub = '';
 
 before(async () => {
-  const port = await freePort();
-  pub = `http://127.0.0.1:${port}`;
   [admin, off, envAdmin, noUrl] = await Promise.all([
-    startServer(['--db', db, '--admin-token', ADMIN, '--api-key', KEY, '--port', String(port), '--public-url', pub]),
+    // Its --public-url is its own address: started again on another port if its port is taken meanwhile.
+    startServerOnFreePort((port) => ['--db', db, '--admin-token', ADMIN, '--api-key', KEY, '--public-url', (pub = `http://127.0.0.1:${port}`)]),
     startServer(['--db', db]),
     startServer(['--db', pagedDb, '--base-path', '/mc', '--hd-textures', '--public-url', 'https://cdn.example.org/'], { MCAUTH_ADMIN_TOKEN: ENV_ADMIN }),
     startServer(['--db', noUrlDb, '--admin-token', ADMIN]),
   ]);
-  assert.equal(admin.port, port);
+  assert.equal(pub, admin.url);
 });
 
 after(async () => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { startServer, tempDir, runCli, freePort } from '../helpers/process.ts';
+import { startServerOnFreePort, tempDir, runCli } from '../helpers/process.ts';
 import type { RunningServer, ProcResult, Reply } from '../helpers/process.ts';
 import { encodeImage, encodePng, imagePng, plte, scanlines, sha, zlibZeros } from '../helpers/png.ts';
 import { assertFail, assertOk } from './util.ts';
@@ -23,9 +23,7 @@ let server: RunningServer;
 let pub = '';
 
 before(async () => {
-  const port = await freePort();
-  pub = `http://127.0.0.1:${port}`;
-  server = await startServer(['--db', db, '--admin-token', ADMIN, '--port', String(port), '--public-url', pub]);
+  server = await startServerOnFreePort((port) => ['--db', db, '--admin-token', ADMIN, '--public-url', (pub = `http://127.0.0.1:${port}`)]);
   for (const name of ['ApiPlayer', 'CliPlayer']) assertOk(await admin('POST', '/admin/users', JSON.stringify({ name, password: 'correct-horse-1' }), 'application/json'));
 });
 

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
-import { startServer, addUser, tempDir, runCli, fetchReply, freePort } from '../helpers/process.ts';
+import { startServer, startServerOnFreePort, addUser, tempDir, runCli, fetchReply } from '../helpers/process.ts';
 import type { RunningServer, ProcResult, Reply } from '../helpers/process.ts';
 import { beforeIend, chunk, encodePng, padTo, randomPng, sha } from '../helpers/png.ts';
 import { assertFail, assertOk, login, join, withoutTimes } from './util.ts';
@@ -31,13 +31,10 @@ let keyed: RunningServer; // --base-path /mc, --api-key, --public-url https://sk
 let mainPub = '';
 const uuids: Record<string, string> = {};
 
-/** A port that was free a moment ago, so that --public-url can name the server's own address. */
 /** A server on a port of its own whose --public-url is its real address. */
 async function startPublic(args: string[]): Promise<[RunningServer, string]> {
-  const port = await freePort();
-  const pub = `http://127.0.0.1:${port}`;
-  const s = await startServer(['--db', db, ...args, '--port', String(port), '--public-url', pub]);
-  assert.equal(s.port, port);
+  let pub = '';
+  const s = await startServerOnFreePort((port) => ['--db', db, ...args, '--public-url', (pub = `http://127.0.0.1:${port}`)]);
   return [s, pub];
 }
 
