@@ -2,11 +2,12 @@
 // against the real built server: an invite link, sign-up, a skin and a cape previewed before they
 // are sent and then saved, a password change, signing out everywhere, a reset link, and the
 // keyboard alone. Every step leaves a screenshot in a temp folder whose path is printed.
-// Without /usr/bin/chromium the test is skipped, and says so.
+// Chromium is found as .ci/run finds it (chromium or chromium-browser on the PATH, else
+// /usr/bin/chromium); without one the test is skipped, and says so.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'puppeteer-core';
@@ -14,8 +15,25 @@ import { encodeImage } from '../helpers/png.ts';
 import { fetchReply, freePort, runCli, startRaw, tempDir, type RawServer } from '../helpers/process.ts';
 import { STRINGS } from '../../src/account/strings.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM) ? false : 'Chromium is not installed (apt-get install chromium)';
+/** The first of `chromium` and `chromium-browser` that the PATH holds as an executable file, else /usr/bin/chromium if it is one. */
+function findChromium(): string | undefined {
+  const executable = (file: string): boolean => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const name of ['chromium', 'chromium-browser']) {
+    for (const dir of dirs) if (executable(join(dir, name))) return join(dir, name);
+  }
+  return executable('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
+}
+
+const CHROMIUM = findChromium();
+const SKIP = CHROMIUM ? false : 'Chromium is not installed (apt-get install chromium)';
 if (SKIP) console.log(`test/browser/account-page.test.ts skipped: ${SKIP}`);
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
