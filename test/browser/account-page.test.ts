@@ -42,6 +42,8 @@ const NAME = 'Steve_Web';
 const FIRST = 'first-password-1';
 const SECOND = 'second-password-2';
 const THIRD = 'third-password-3';
+/** The server's 401 for a wrong current password (README, "The API"): no text of the page's. */
+const WRONG_CURRENT = 'The current password is wrong';
 
 // The page's globals as far as the functions run in it touch them: the project's type check has
 // no DOM library, and these declarations stay in this module.
@@ -276,8 +278,12 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await page.type('#password-new', SECOND);
     await page.type('#password-repeat', SECOND);
     await page.click('#password button[type=submit]');
-    await page.waitForFunction(() => document.getElementById('password-msg')?.classList.contains('error'), { timeout: 15_000 });
-    assert.notEqual(await textOf(page, '#password-msg'), '');
+    // The server's own words (its 401), not a generic text of the page's, in the password form's
+    // message, marked as an error; every other form's message is empty (the cape's "removed" too).
+    await waitForText(page, '#password-msg', WRONG_CURRENT);
+    assert.equal(await page.$eval('#password-msg', (e) => e.className), 'msg error');
+    const messages = await page.$$eval('.msg', (boxes) => boxes.map((b) => [b.id, (b.textContent ?? '').trim()]));
+    assert.deepEqual(messages.filter(([, text]) => text !== ''), [['password-msg', WRONG_CURRENT]]);
     await waitForView(page, 'signed-in');
     await shot('password-refused');
   });
