@@ -1,7 +1,8 @@
 // The account page as a person uses it, in the system's Chromium (driven by puppeteer-core)
 // against the real built server: an invite link, sign-up, a skin and a cape previewed before they
-// are sent and then saved, a password change, signing out everywhere, a reset link, and the
-// keyboard alone. Every step leaves a screenshot in a temp folder whose path is printed.
+// are sent and then saved, a password change, signing out everywhere, a reset link, a launcher's
+// login with the password set there, and the keyboard alone. Every step leaves a screenshot in a
+// temp folder whose path is printed.
 // Chromium is found as .ci/run finds it (chromium or chromium-browser on the PATH, else
 // /usr/bin/chromium); without one the test is skipped, and says so.
 import assert from 'node:assert/strict';
@@ -38,10 +39,13 @@ if (SKIP) console.log(`test/browser/account-page.test.ts skipped: ${SKIP}`);
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ADMIN_TOKEN = 'browser-test-admin-token';
+/** The server runs with an API key, as for a LauncherServer on another host: the page needs none, the five endpoints do. */
+const API_KEY = 'browser-test-api-key';
 const NAME = 'Steve_Web';
 const FIRST = 'first-password-1';
 const SECOND = 'second-password-2';
-const THIRD = 'third-password-3';
+/** Set from the reset link; in mixed case, so that a page that changed a password on its way would not log a launcher in. */
+const THIRD = 'Third-Password-3';
 /** The server's 401 for a wrong current password (README, "The API"): no text of the page's. */
 const WRONG_CURRENT = 'The current password is wrong';
 
@@ -163,7 +167,11 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     cleanup();
   });
 
-  server = await startRaw(['serve', '--port', String(port), '--db', db, '--account-page', '--registration', 'invite', '--public-url', url, '--admin-token', ADMIN_TOKEN]);
+  server = await startRaw(['serve', '--port', String(port), '--db', db, '--account-page', '--registration', 'invite', '--public-url', url, '--admin-token', ADMIN_TOKEN, '--api-key', API_KEY]);
+  /** A JSON POST from the test itself, as any HTTP client sends it. */
+  const post = (path: string, body: unknown) => fetchReply(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  /** A call as a LauncherServer makes it: JSON to one of the five endpoints, the API key in the query as its config carries it. */
+  const launcher = (endpoint: string, body: unknown) => post(`/${endpoint}?key=${API_KEY}`, body);
   // The CLI takes the public URL (for the links it prints) from the environment, as a service manager would give it.
   const cliEnv = { MCAUTH_PUBLIC_URL: url };
   const invite = await runCli(['invite', 'create', '--db', db], { env: cliEnv });
@@ -332,6 +340,27 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await page.keyboard.press('Enter');
     await waitForView(page, 'signed-in');
     await shot('signed-in-after-reset');
+  });
+
+  await t.test('the password set on the page logs a launcher in: /auth, /join, /hasJoined', async () => {
+    // The issue's "done when": a player made from an invite link on the page, whose password was
+    // last set there from a reset link, is logged in by the launcher and seen joining by the game
+    // server, through the calls a LauncherServer makes, as it makes them.
+    const uuid = await textOf(page, '#me-uuid');
+    const keyless = await post('/auth', { login: NAME, password: THIRD });
+    assert.deepEqual([keyless.status, keyless.body.error], [401, 'Missing or wrong API key'], 'the API key is in force (the page needed none)');
+    const auth = await launcher('auth', { login: NAME, password: THIRD });
+    assert.equal(auth.status, 200, auth.text);
+    assert.equal(auth.body.result.username, NAME);
+    assert.equal(auth.body.result.userUUID, uuid);
+    const serverID = '-4c1e2f6a9b3d7e08';
+    const join = await launcher('join', { accessToken: auth.body.result.accessToken, userUUID: auth.body.result.userUUID, serverID });
+    assert.deepEqual(join.body, { success: true, result: true }, join.text);
+    const joined = await launcher('hasJoined', { username: NAME, serverID });
+    assert.equal(joined.status, 200, joined.text);
+    assert.equal(joined.body.result.userUUID, uuid);
+    // The passwords before the reset no longer log in.
+    for (const old of [FIRST, SECOND]) assert.equal((await launcher('auth', { login: NAME, password: old })).status, 401);
   });
 
   await t.test('the keyboard alone: Tab to the name, type, Enter signs in', async () => {
