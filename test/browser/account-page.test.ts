@@ -58,8 +58,8 @@ declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
 };
 declare const location: { hash: string };
-/** A form field or button, as read in the page. */
-type Field = { value: string; disabled: boolean };
+/** A form field (a radio button too) or a button, as read in the page. */
+type Field = { value: string; disabled: boolean; checked: boolean };
 
 type Rgba = [number, number, number, number];
 const RED: Rgba = [220, 40, 40, 255];
@@ -281,13 +281,51 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     assert.equal(await page.$eval('#cape-remove', (e) => (e as Field).disabled), true);
   });
 
+  await t.test('a skin saved with slim arms, switched back to classic, then removed: the page and the server agree', async () => {
+    const uuid = await textOf(page, '#me-uuid');
+    /** The player as /profile tells a game server: its skin and arms, or none. */
+    const profile = async () => {
+      const r = await launcher('profile', { userUUID: uuid });
+      assert.equal(r.status, 200, r.text);
+      return r.body.result;
+    };
+    /** Chooses the skin's file again (the arms go with an upload), picks the arms and saves. */
+    const saveSkin = async (model: 'slim' | 'classic') => {
+      await (await page.$('#skin-file'))!.uploadFile(join(dir, 'skin.png'));
+      await waitForText(page, '#preview-note', STRINGS.previewPending);
+      await page.click(`#skin-${model}`);
+      await page.click('#skin button[type=submit]');
+      await waitForText(page, '#skin-msg', STRINGS.skinSaved);
+      await waitForText(page, '#preview-note', STRINGS.previewSaved);
+    };
+    // After a save the page shows the arms the server answered with (the radio is set from its
+    // answer, the preview drawn from /textures/ with them), and /profile gives the game the same.
+    await saveSkin('slim');
+    assert.equal(await page.$eval('#skin-slim', (e) => (e as Field).checked), true, 'the page shows slim arms saved');
+    assert.deepEqual((await canvasPixels(page, 'skin-preview', [[0, 14], [1, 14]])).pixels, [CLEAR, BLUE]);
+    assert.equal((await profile()).isAlex, true, 'the game is told of slim arms');
+    await shot('skin-slim-saved');
+    await saveSkin('classic');
+    assert.equal(await page.$eval('#skin-classic', (e) => (e as Field).checked), true, 'the page shows classic arms saved');
+    assert.deepEqual((await canvasPixels(page, 'skin-preview', [[0, 14], [1, 14]])).pixels, [BLUE, BLUE]);
+    assert.equal((await profile()).isAlex, false, 'the game is told of classic arms');
+    await shot('skin-classic-again');
+    // Removed: nothing drawn, nothing left to remove, and no skin (nor arms) for the game.
+    await page.click('#skin-remove');
+    await waitForText(page, '#skin-msg', STRINGS.skinRemoved);
+    assert.equal((await canvasPixels(page, 'skin-preview', [])).drawn, 0, 'the removed skin is no longer drawn');
+    assert.equal(await page.$eval('#skin-remove', (e) => (e as Field).disabled), true, 'there is no skin left to remove');
+    assert.deepEqual(await profile(), { username: NAME });
+    await shot('skin-removed');
+  });
+
   await t.test("the server's refusal shows beside the form that caused it", async () => {
     await page.type('#password-current', 'not-the-password');
     await page.type('#password-new', SECOND);
     await page.type('#password-repeat', SECOND);
     await page.click('#password button[type=submit]');
     // The server's own words (its 401), not a generic text of the page's, in the password form's
-    // message, marked as an error; every other form's message is empty (the cape's "removed" too).
+    // message, marked as an error; every other form's message is empty (the skin's "removed" too).
     await waitForText(page, '#password-msg', WRONG_CURRENT);
     assert.equal(await page.$eval('#password-msg', (e) => e.className), 'msg error');
     const messages = await page.$$eval('.msg', (boxes) => boxes.map((b) => [b.id, (b.textContent ?? '').trim()]));
