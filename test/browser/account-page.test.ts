@@ -46,13 +46,17 @@ const FIRST = 'first-password-1';
 const SECOND = 'second-password-2';
 /** Set from the reset link; in mixed case, so that a page that changed a password on its way would not log a launcher in. */
 const THIRD = 'Third-Password-3';
+/** A second player, who signs up and changes the password with the keyboard alone. */
+const KEYS_NAME = 'Alex_Keys';
+const KEYS_FIRST = 'keys-password-1';
+const KEYS_SECOND = 'keys-password-2';
 /** The server's 401 for a wrong current password (README, "The API"): no text of the page's. */
 const WRONG_CURRENT = 'The current password is wrong';
 
 // The page's globals as far as the functions run in it touch them: the project's type check has
 // no DOM library, and these declarations stay in this module.
 declare const document: {
-  activeElement: { id: string } | null;
+  activeElement: { id: string; textContent: string | null } | null;
   documentElement: { scrollWidth: number };
   getElementById(id: string): any;
   querySelector(selector: string): { textContent: string | null } | null;
@@ -144,6 +148,9 @@ async function waitForText(page: Page, selector: string, text: string): Promise<
   }
 }
 
+/** The focused element: its id, or a button's text. */
+const focused = (page: Page): Promise<string | undefined> => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim());
+
 /** The link a CLI command printed (invite or reset). */
 function linkIn(stdout: string, kind: 'invite' | 'reset'): string {
   const m = new RegExp(`http://\\S+#${kind}=\\S+`).exec(stdout);
@@ -208,7 +215,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await page.goto(inviteLink);
     await waitForView(page, 'signed-out');
     assert.equal(await page.$eval('#signup-invite', (e) => (e as Field).value), inviteLink.split('#invite=')[1]);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signup-name');
+    assert.equal(await focused(page), 'signup-name');
     assert.equal(await page.evaluate(() => location.hash), '');
     await shot('invite-link');
   });
@@ -372,7 +379,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await waitForView(page, 'signed-out');
     await waitForText(page, '#signin-msg', STRINGS.resetDone.replace('{name}', NAME));
     assert.equal(await page.$eval('#signin-name', (e) => (e as Field).value), NAME);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-password');
+    assert.equal(await focused(page), 'signin-password');
     await shot('reset-done');
     await page.keyboard.type(THIRD);
     await page.keyboard.press('Enter');
@@ -405,23 +412,73 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await page.goto(`${url}/account`);
     await waitForView(page, 'signed-out');
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-name');
+    assert.equal(await focused(page), 'signin-name');
     await page.keyboard.type(NAME);
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-password');
+    assert.equal(await focused(page), 'signin-password');
     await page.keyboard.type(THIRD);
     await shot('keyboard-sign-in', false);
     await page.keyboard.press('Enter');
     await waitForView(page, 'signed-in');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'me-heading');
+    assert.equal(await focused(page), 'me-heading');
     // The next Tab reaches the skin's file field: every control is in the tab order.
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'skin-file');
+    assert.equal(await focused(page), 'skin-file');
     await shot('keyboard-signed-in-desktop');
     await page.setViewport({ width: 360, height: 740 });
     const wide = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(wide <= 360, `the signed-in page scrolls sideways on a phone: ${wide} px wide`);
     await shot('signed-in-phone');
+  });
+
+  await t.test('the keyboard alone: from an invite link, Tab, typing and Enter sign a new player up and change the password', async () => {
+    await page.setViewport({ width: 1280, height: 800 });
+    const invite2 = await runCli(['invite', 'create', '--db', db], { env: cliEnv });
+    assert.equal(invite2.code, 0, invite2.stderr);
+    const link = linkIn(invite2.stdout, 'invite');
+    // Opened afresh, as on the new player's own device (a signed-in page leaves an invite link aside).
+    await page.goto('about:blank');
+    await page.goto(link);
+    await waitForView(page, 'signed-out');
+    // The link puts the focus on the name; Tab goes on through the password, its repeat and the
+    // invite code (filled in from the link), and Enter sends the form.
+    assert.equal(await focused(page), 'signup-name');
+    await page.keyboard.type(KEYS_NAME);
+    for (const [id, text] of [['signup-password', KEYS_FIRST], ['signup-repeat', KEYS_FIRST]] as const) {
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(page), id);
+      await page.keyboard.type(text);
+    }
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(page), 'signup-invite');
+    assert.equal(await page.$eval('#signup-invite', (e) => (e as Field).value), link.split('#invite=')[1]);
+    await shot('keyboard-sign-up', false);
+    await page.keyboard.press('Enter');
+    await waitForView(page, 'signed-in');
+    assert.equal(await textOf(page, '#me-heading'), STRINGS.signedInAs.replace('{name}', KEYS_NAME));
+    assert.equal(await focused(page), 'me-heading');
+
+    // Tab reaches every control that can act, in reading order (the buttons that remove a skin or
+    // cape the player has not got are off, and skipped), up to the password form.
+    const order: (string | undefined)[] = [];
+    while (order.length < 10 && (await focused(page)) !== 'password-current') {
+      await page.keyboard.press('Tab');
+      order.push(await focused(page));
+    }
+    assert.deepEqual(order, ['skin-file', 'skin-classic', STRINGS.saveSkin, 'cape-file', STRINGS.saveCape, 'password-current']);
+    await page.keyboard.type(KEYS_FIRST);
+    for (const id of ['password-new', 'password-repeat']) {
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(page), id);
+      await page.keyboard.type(KEYS_SECOND);
+    }
+    await shot('keyboard-change-password', false);
+    await page.keyboard.press('Enter');
+    await waitForText(page, '#password-msg', STRINGS.passwordChanged);
+    // The new password is the one the launcher takes now.
+    assert.equal((await launcher('auth', { login: KEYS_NAME, password: KEYS_SECOND })).status, 200);
+    assert.equal((await launcher('auth', { login: KEYS_NAME, password: KEYS_FIRST })).status, 401);
+    await shot('keyboard-password-changed', false);
   });
 
   assert.deepEqual(problems, [], 'the page logged no error (a CSP refusal would be one)');
