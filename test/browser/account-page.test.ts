@@ -1,8 +1,8 @@
 // The account page as a person uses it, in the system's Chromium (driven by puppeteer-core)
 // against the real built server: an invite link, sign-up, a skin and a cape previewed before they
 // are sent and then saved, a password change, signing out everywhere, a reset link, a launcher's
-// login with the password set there, and the keyboard alone. Every step leaves a screenshot in a
-// temp folder whose path is printed.
+// login with the password set there, the keyboard alone, and the token kept in the page's memory
+// only. Every step leaves a screenshot in a temp folder whose path is printed.
 // Chromium is found as .ci/run finds it (chromium or chromium-browser on the PATH, else
 // /usr/bin/chromium); without one the test is skipped, and says so.
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { encodeImage } from '../helpers/png.ts';
 import { fetchReply, freePort, runCli, startRaw, tempDir, type RawServer } from '../helpers/process.ts';
 import { STRINGS } from '../../src/account/strings.ts';
@@ -62,6 +62,10 @@ declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
 };
 declare const location: { hash: string };
+declare const localStorage: { length: number };
+declare const sessionStorage: { length: number };
+declare const indexedDB: { databases(): Promise<{ name?: string }[]> };
+declare const caches: { keys(): Promise<string[]> };
 /** A form field (a radio button too) or a button, as read in the page. */
 type Field = { value: string; disabled: boolean; checked: boolean };
 
@@ -479,6 +483,32 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     assert.equal((await launcher('auth', { login: KEYS_NAME, password: KEYS_SECOND })).status, 200);
     assert.equal((await launcher('auth', { login: KEYS_NAME, password: KEYS_FIRST })).status, 401);
     await shot('keyboard-password-changed', false);
+  });
+
+  await t.test('the token lives in the page only: no cookie, no storage, and a reload signs out', async () => {
+    await waitForView(page, 'signed-in');
+    // After every action above: no cookie in the whole browser (for any site), nothing in the
+    // page's storage of any kind.
+    assert.deepEqual(await page.browserContext().cookies(), []);
+    const stored = await page.evaluate(async () => ({
+      local: localStorage.length,
+      session: sessionStorage.length,
+      indexedDB: (await indexedDB.databases()).map((d) => d.name),
+      caches: await caches.keys(),
+    }));
+    assert.deepEqual(stored, { local: 0, session: 0, indexedDB: [], caches: [] });
+    // A reload starts signed out and stays so: the new page sends no token, since it has none.
+    const sent: string[] = [];
+    const withToken = (r: HTTPRequest): void => {
+      if (r.headers().authorization !== undefined) sent.push(r.url());
+    };
+    page.on('request', withToken);
+    await page.reload({ waitUntil: 'networkidle0' });
+    page.off('request', withToken);
+    await waitForView(page, 'signed-out');
+    assert.equal(await page.$eval('#view-signed-in', (e) => e.hasAttribute('hidden')), true);
+    assert.deepEqual(sent, [], 'the reloaded page sent a token');
+    await shot('reloaded-signed-out', false);
   });
 
   assert.deepEqual(problems, [], 'the page logged no error (a CSP refusal would be one)');
