@@ -1,41 +1,73 @@
 // The account page as a person uses it, in the system's Chromium (driven by puppeteer-core)
 // against the real built server: an invite link, sign-up, a skin and a cape previewed before they
-// are sent and then saved, a password change, signing out everywhere, a reset link, and the
-// keyboard alone. Every step leaves a screenshot in a temp folder whose path is printed.
-// Without /usr/bin/chromium the test is skipped, and says so.
+// are sent and then saved, a password change, signing out everywhere, a reset link, a launcher's
+// login with the password set there, the keyboard alone, and the token kept in the page's memory
+// only. Every step leaves a screenshot in a temp folder whose path is printed.
+// Chromium is found as .ci/run finds it (chromium or chromium-browser on the PATH, else
+// /usr/bin/chromium); without one the test is skipped, and says so.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { encodeImage } from '../helpers/png.ts';
 import { fetchReply, freePort, runCli, startRaw, tempDir, type RawServer } from '../helpers/process.ts';
 import { STRINGS } from '../../src/account/strings.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM) ? false : 'Chromium is not installed (apt-get install chromium)';
+/** The first of `chromium` and `chromium-browser` that the PATH holds as an executable file, else /usr/bin/chromium if it is one. */
+function findChromium(): string | undefined {
+  const executable = (file: string): boolean => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const name of ['chromium', 'chromium-browser']) {
+    for (const dir of dirs) if (executable(join(dir, name))) return join(dir, name);
+  }
+  return executable('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
+}
+
+const CHROMIUM = findChromium();
+const SKIP = CHROMIUM ? false : 'Chromium is not installed (apt-get install chromium)';
 if (SKIP) console.log(`test/browser/account-page.test.ts skipped: ${SKIP}`);
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ADMIN_TOKEN = 'browser-test-admin-token';
+/** The server runs with an API key, as for a LauncherServer on another host: the page needs none, the five endpoints do. */
+const API_KEY = 'browser-test-api-key';
 const NAME = 'Steve_Web';
 const FIRST = 'first-password-1';
 const SECOND = 'second-password-2';
-const THIRD = 'third-password-3';
+/** Set from the reset link; in mixed case, so that a page that changed a password on its way would not log a launcher in. */
+const THIRD = 'Third-Password-3';
+/** A second player, who signs up and changes the password with the keyboard alone. */
+const KEYS_NAME = 'Alex_Keys';
+const KEYS_FIRST = 'keys-password-1';
+const KEYS_SECOND = 'keys-password-2';
+/** The server's 401 for a wrong current password (README, "The API"): no text of the page's. */
+const WRONG_CURRENT = 'The current password is wrong';
 
 // The page's globals as far as the functions run in it touch them: the project's type check has
 // no DOM library, and these declarations stay in this module.
 declare const document: {
-  activeElement: { id: string } | null;
+  activeElement: { id: string; textContent: string | null } | null;
   documentElement: { scrollWidth: number };
   getElementById(id: string): any;
   querySelector(selector: string): { textContent: string | null } | null;
 };
 declare const location: { hash: string };
-/** A form field or button, as read in the page. */
-type Field = { value: string; disabled: boolean };
+declare const localStorage: { length: number };
+declare const sessionStorage: { length: number };
+declare const indexedDB: { databases(): Promise<{ name?: string }[]> };
+declare const caches: { keys(): Promise<string[]> };
+/** A form field (a radio button too) or a button, as read in the page. */
+type Field = { value: string; disabled: boolean; checked: boolean };
 
 type Rgba = [number, number, number, number];
 const RED: Rgba = [220, 40, 40, 255];
@@ -120,6 +152,9 @@ async function waitForText(page: Page, selector: string, text: string): Promise<
   }
 }
 
+/** The focused element: its id, or a button's text. */
+const focused = (page: Page): Promise<string | undefined> => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim());
+
 /** The link a CLI command printed (invite or reset). */
 function linkIn(stdout: string, kind: 'invite' | 'reset'): string {
   const m = new RegExp(`http://\\S+#${kind}=\\S+`).exec(stdout);
@@ -143,7 +178,11 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     cleanup();
   });
 
-  server = await startRaw(['serve', '--port', String(port), '--db', db, '--account-page', '--registration', 'invite', '--public-url', url, '--admin-token', ADMIN_TOKEN]);
+  server = await startRaw(['serve', '--port', String(port), '--db', db, '--account-page', '--registration', 'invite', '--public-url', url, '--admin-token', ADMIN_TOKEN, '--api-key', API_KEY]);
+  /** A JSON POST from the test itself, as any HTTP client sends it. */
+  const post = (path: string, body: unknown) => fetchReply(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  /** A call as a LauncherServer makes it: JSON to one of the five endpoints, the API key in the query as its config carries it. */
+  const launcher = (endpoint: string, body: unknown) => post(`/${endpoint}?key=${API_KEY}`, body);
   // The CLI takes the public URL (for the links it prints) from the environment, as a service manager would give it.
   const cliEnv = { MCAUTH_PUBLIC_URL: url };
   const invite = await runCli(['invite', 'create', '--db', db], { env: cliEnv });
@@ -180,7 +219,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await page.goto(inviteLink);
     await waitForView(page, 'signed-out');
     assert.equal(await page.$eval('#signup-invite', (e) => (e as Field).value), inviteLink.split('#invite=')[1]);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signup-name');
+    assert.equal(await focused(page), 'signup-name');
     assert.equal(await page.evaluate(() => location.hash), '');
     await shot('invite-link');
   });
@@ -253,13 +292,55 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     assert.equal(await page.$eval('#cape-remove', (e) => (e as Field).disabled), true);
   });
 
+  await t.test('a skin saved with slim arms, switched back to classic, then removed: the page and the server agree', async () => {
+    const uuid = await textOf(page, '#me-uuid');
+    /** The player as /profile tells a game server: its skin and arms, or none. */
+    const profile = async () => {
+      const r = await launcher('profile', { userUUID: uuid });
+      assert.equal(r.status, 200, r.text);
+      return r.body.result;
+    };
+    /** Chooses the skin's file again (the arms go with an upload), picks the arms and saves. */
+    const saveSkin = async (model: 'slim' | 'classic') => {
+      await (await page.$('#skin-file'))!.uploadFile(join(dir, 'skin.png'));
+      await waitForText(page, '#preview-note', STRINGS.previewPending);
+      await page.click(`#skin-${model}`);
+      await page.click('#skin button[type=submit]');
+      await waitForText(page, '#skin-msg', STRINGS.skinSaved);
+      await waitForText(page, '#preview-note', STRINGS.previewSaved);
+    };
+    // After a save the page shows the arms the server answered with (the radio is set from its
+    // answer, the preview drawn from /textures/ with them), and /profile gives the game the same.
+    await saveSkin('slim');
+    assert.equal(await page.$eval('#skin-slim', (e) => (e as Field).checked), true, 'the page shows slim arms saved');
+    assert.deepEqual((await canvasPixels(page, 'skin-preview', [[0, 14], [1, 14]])).pixels, [CLEAR, BLUE]);
+    assert.equal((await profile()).isAlex, true, 'the game is told of slim arms');
+    await shot('skin-slim-saved');
+    await saveSkin('classic');
+    assert.equal(await page.$eval('#skin-classic', (e) => (e as Field).checked), true, 'the page shows classic arms saved');
+    assert.deepEqual((await canvasPixels(page, 'skin-preview', [[0, 14], [1, 14]])).pixels, [BLUE, BLUE]);
+    assert.equal((await profile()).isAlex, false, 'the game is told of classic arms');
+    await shot('skin-classic-again');
+    // Removed: nothing drawn, nothing left to remove, and no skin (nor arms) for the game.
+    await page.click('#skin-remove');
+    await waitForText(page, '#skin-msg', STRINGS.skinRemoved);
+    assert.equal((await canvasPixels(page, 'skin-preview', [])).drawn, 0, 'the removed skin is no longer drawn');
+    assert.equal(await page.$eval('#skin-remove', (e) => (e as Field).disabled), true, 'there is no skin left to remove');
+    assert.deepEqual(await profile(), { username: NAME });
+    await shot('skin-removed');
+  });
+
   await t.test("the server's refusal shows beside the form that caused it", async () => {
     await page.type('#password-current', 'not-the-password');
     await page.type('#password-new', SECOND);
     await page.type('#password-repeat', SECOND);
     await page.click('#password button[type=submit]');
-    await page.waitForFunction(() => document.getElementById('password-msg')?.classList.contains('error'), { timeout: 15_000 });
-    assert.notEqual(await textOf(page, '#password-msg'), '');
+    // The server's own words (its 401), not a generic text of the page's, in the password form's
+    // message, marked as an error; every other form's message is empty (the skin's "removed" too).
+    await waitForText(page, '#password-msg', WRONG_CURRENT);
+    assert.equal(await page.$eval('#password-msg', (e) => e.className), 'msg error');
+    const messages = await page.$$eval('.msg', (boxes) => boxes.map((b) => [b.id, (b.textContent ?? '').trim()]));
+    assert.deepEqual(messages.filter(([, text]) => text !== ''), [['password-msg', WRONG_CURRENT]]);
     await waitForView(page, 'signed-in');
     await shot('password-refused');
   });
@@ -302,7 +383,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await waitForView(page, 'signed-out');
     await waitForText(page, '#signin-msg', STRINGS.resetDone.replace('{name}', NAME));
     assert.equal(await page.$eval('#signin-name', (e) => (e as Field).value), NAME);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-password');
+    assert.equal(await focused(page), 'signin-password');
     await shot('reset-done');
     await page.keyboard.type(THIRD);
     await page.keyboard.press('Enter');
@@ -310,27 +391,124 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await shot('signed-in-after-reset');
   });
 
+  await t.test('the password set on the page logs a launcher in: /auth, /join, /hasJoined', async () => {
+    // The issue's "done when": a player made from an invite link on the page, whose password was
+    // last set there from a reset link, is logged in by the launcher and seen joining by the game
+    // server, through the calls a LauncherServer makes, as it makes them.
+    const uuid = await textOf(page, '#me-uuid');
+    const keyless = await post('/auth', { login: NAME, password: THIRD });
+    assert.deepEqual([keyless.status, keyless.body.error], [401, 'Missing or wrong API key'], 'the API key is in force (the page needed none)');
+    const auth = await launcher('auth', { login: NAME, password: THIRD });
+    assert.equal(auth.status, 200, auth.text);
+    assert.equal(auth.body.result.username, NAME);
+    assert.equal(auth.body.result.userUUID, uuid);
+    const serverID = '-4c1e2f6a9b3d7e08';
+    const join = await launcher('join', { accessToken: auth.body.result.accessToken, userUUID: auth.body.result.userUUID, serverID });
+    assert.deepEqual(join.body, { success: true, result: true }, join.text);
+    const joined = await launcher('hasJoined', { username: NAME, serverID });
+    assert.equal(joined.status, 200, joined.text);
+    assert.equal(joined.body.result.userUUID, uuid);
+    // The passwords before the reset no longer log in.
+    for (const old of [FIRST, SECOND]) assert.equal((await launcher('auth', { login: NAME, password: old })).status, 401);
+  });
+
   await t.test('the keyboard alone: Tab to the name, type, Enter signs in', async () => {
     await page.goto(`${url}/account`);
     await waitForView(page, 'signed-out');
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-name');
+    assert.equal(await focused(page), 'signin-name');
     await page.keyboard.type(NAME);
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'signin-password');
+    assert.equal(await focused(page), 'signin-password');
     await page.keyboard.type(THIRD);
     await shot('keyboard-sign-in', false);
     await page.keyboard.press('Enter');
     await waitForView(page, 'signed-in');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'me-heading');
+    assert.equal(await focused(page), 'me-heading');
     // The next Tab reaches the skin's file field: every control is in the tab order.
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'skin-file');
+    assert.equal(await focused(page), 'skin-file');
     await shot('keyboard-signed-in-desktop');
     await page.setViewport({ width: 360, height: 740 });
     const wide = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(wide <= 360, `the signed-in page scrolls sideways on a phone: ${wide} px wide`);
     await shot('signed-in-phone');
+  });
+
+  await t.test('the keyboard alone: from an invite link, Tab, typing and Enter sign a new player up and change the password', async () => {
+    await page.setViewport({ width: 1280, height: 800 });
+    const invite2 = await runCli(['invite', 'create', '--db', db], { env: cliEnv });
+    assert.equal(invite2.code, 0, invite2.stderr);
+    const link = linkIn(invite2.stdout, 'invite');
+    // Opened afresh, as on the new player's own device (a signed-in page leaves an invite link aside).
+    await page.goto('about:blank');
+    await page.goto(link);
+    await waitForView(page, 'signed-out');
+    // The link puts the focus on the name; Tab goes on through the password, its repeat and the
+    // invite code (filled in from the link), and Enter sends the form.
+    assert.equal(await focused(page), 'signup-name');
+    await page.keyboard.type(KEYS_NAME);
+    for (const [id, text] of [['signup-password', KEYS_FIRST], ['signup-repeat', KEYS_FIRST]] as const) {
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(page), id);
+      await page.keyboard.type(text);
+    }
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(page), 'signup-invite');
+    assert.equal(await page.$eval('#signup-invite', (e) => (e as Field).value), link.split('#invite=')[1]);
+    await shot('keyboard-sign-up', false);
+    await page.keyboard.press('Enter');
+    await waitForView(page, 'signed-in');
+    assert.equal(await textOf(page, '#me-heading'), STRINGS.signedInAs.replace('{name}', KEYS_NAME));
+    assert.equal(await focused(page), 'me-heading');
+
+    // Tab reaches every control that can act, in reading order (the buttons that remove a skin or
+    // cape the player has not got are off, and skipped), up to the password form.
+    const order: (string | undefined)[] = [];
+    while (order.length < 10 && (await focused(page)) !== 'password-current') {
+      await page.keyboard.press('Tab');
+      order.push(await focused(page));
+    }
+    assert.deepEqual(order, ['skin-file', 'skin-classic', STRINGS.saveSkin, 'cape-file', STRINGS.saveCape, 'password-current']);
+    await page.keyboard.type(KEYS_FIRST);
+    for (const id of ['password-new', 'password-repeat']) {
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(page), id);
+      await page.keyboard.type(KEYS_SECOND);
+    }
+    await shot('keyboard-change-password', false);
+    await page.keyboard.press('Enter');
+    await waitForText(page, '#password-msg', STRINGS.passwordChanged);
+    // The new password is the one the launcher takes now.
+    assert.equal((await launcher('auth', { login: KEYS_NAME, password: KEYS_SECOND })).status, 200);
+    assert.equal((await launcher('auth', { login: KEYS_NAME, password: KEYS_FIRST })).status, 401);
+    await shot('keyboard-password-changed', false);
+  });
+
+  await t.test('the token lives in the page only: no cookie, no storage, and a reload signs out', async () => {
+    await waitForView(page, 'signed-in');
+    // After every action above: no cookie in the whole browser (for any site), nothing in the
+    // page's storage of any kind.
+    assert.deepEqual(await page.browserContext().cookies(), []);
+    const stored = await page.evaluate(async () => ({
+      local: localStorage.length,
+      session: sessionStorage.length,
+      indexedDB: (await indexedDB.databases()).map((d) => d.name),
+      caches: await caches.keys(),
+    }));
+    assert.deepEqual(stored, { local: 0, session: 0, indexedDB: [], caches: [] });
+    // A reload starts signed out and stays so: the new page sends no token, since it has none.
+    const sent: string[] = [];
+    const withToken = (r: HTTPRequest): void => {
+      if (r.headers().authorization !== undefined) sent.push(r.url());
+    };
+    page.on('request', withToken);
+    await page.reload({ waitUntil: 'networkidle0' });
+    page.off('request', withToken);
+    await waitForView(page, 'signed-out');
+    assert.equal(await page.$eval('#view-signed-in', (e) => e.hasAttribute('hidden')), true);
+    assert.deepEqual(sent, [], 'the reloaded page sent a token');
+    await shot('reloaded-signed-out', false);
   });
 
   assert.deepEqual(problems, [], 'the page logged no error (a CSP refusal would be one)');
