@@ -164,6 +164,8 @@ const SCRIPT = String.raw`
     element.setAttribute('aria-busy', 'true');
     for (const input of element.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
     const buttons = [...element.querySelectorAll('button')].filter((b) => !b.disabled);
+    // A disabled button loses the keyboard's focus: it is given back when the action ends.
+    const focused = buttons.find((b) => b === document.activeElement);
     for (const b of buttons) b.disabled = true;
     // A message answers the latest action only.
     for (const box of document.querySelectorAll('.msg')) if (box.id !== form + '-msg') say(box.id.slice(0, -4), '', '');
@@ -186,6 +188,7 @@ const SCRIPT = String.raw`
       element.removeAttribute('aria-busy');
       for (const b of buttons) b.disabled = false;
       updateButtons();
+      if (focused && !focused.disabled && focused.isConnected && document.activeElement === document.body) focused.focus();
     }
   }
 
@@ -227,16 +230,20 @@ const SCRIPT = String.raw`
     resetSignUp();
     show('signed-out', 'signin-name');
     say('signin', message, kind);
+    readLink();
   }
 
   // Textures this service hosts are fetched from its own /textures/ (the page may load nothing
-  // from another origin); a skin hosted elsewhere is not shown.
+  // from another origin); a skin hosted elsewhere is not shown. The bytes are kept with the image:
+  // a saved skin is sent again when only its arms change.
   async function fetchTexture(url) {
     const hash = /\/textures\/([0-9a-f]{64})$/.exec(url || '');
     if (!hash) return null;
     try {
       const res = await fetch(base + '/textures/' + hash[1], { credentials: 'omit' });
-      return res.ok ? await createImageBitmap(await res.blob()) : null;
+      if (!res.ok) return null;
+      const blob = await res.blob();
+      return { blob, image: await createImageBitmap(blob) };
     } catch {
       return null;
     }
@@ -329,9 +336,10 @@ const SCRIPT = String.raw`
   }
 
   function drawPreview() {
-    drawSkin($('skin-preview'), chosen.skin || saved.skin, $('skin-slim').checked);
-    drawCape($('cape-preview'), chosen.cape || saved.cape);
-    $('preview-note').textContent = chosen.skin || chosen.cape ? S.previewPending : S.previewSaved;
+    drawSkin($('skin-preview'), chosen.skin || saved.skin?.image, $('skin-slim').checked);
+    drawCape($('cape-preview'), chosen.cape || saved.cape?.image);
+    const armsChanged = !chosen.skin && saved.skin && me && $('skin-slim').checked !== me.isAlex;
+    $('preview-note').textContent = chosen.skin || chosen.cape ? S.previewPending : armsChanged ? S.armsPending : S.previewSaved;
   }
 
   async function choose(kind) {
@@ -350,7 +358,8 @@ const SCRIPT = String.raw`
 
   function upload(kind, path, doneText) {
     return async () => {
-      const file = $(kind + '-file').files[0];
+      // Without a new file, a saved skin goes again with the arms now chosen.
+      const file = $(kind + '-file').files[0] || (kind === 'skin' ? saved.skin?.blob : undefined);
       if (!file) throw failure(S.chooseFile, 0, kind + '-file');
       me = await call('PUT', path(), file, 'image/png');
       chosen[kind] = null;
@@ -433,8 +442,12 @@ const SCRIPT = String.raw`
   function readLink() {
     const link = new URLSearchParams(location.hash.slice(1));
     if (!link.has('invite') && !link.has('reset')) return;
+    // Signed in, the link waits in the address bar: a reload (which signs the page out) or a sign-out takes it.
+    if (token) {
+      say('sessions', S.linkWhileSignedIn, 'error');
+      return;
+    }
     history.replaceState(null, '', location.pathname + location.search);
-    if (token) return;
     if (link.has('reset')) {
       resetCode = link.get('reset');
       show('reset', 'reset-password');

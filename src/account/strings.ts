@@ -36,6 +36,7 @@ export const STRINGS = {
   capePreview: 'Front view of the cape',
   previewSaved: 'Your skin and cape as saved.',
   previewPending: 'Preview of the chosen file: not saved yet.',
+  armsPending: 'Preview with the arms chosen: save the skin to keep them.',
   skinFile: 'Skin: a PNG of 64×64 or 64×32',
   capeFile: 'Cape: a PNG of 64×32',
   model: 'Arms',
@@ -62,6 +63,7 @@ export const STRINGS = {
   sessionsHint: 'Signs out this page, your launcher and every other device. Sign in again to carry on.',
   logoutAll: 'Sign out everywhere',
   loggedOutAll: 'Signed out everywhere.',
+  linkWhileSignedIn: 'An invite or reset link was opened while you are signed in here. Reload the page to use it: that signs this page out.',
 
   fillIn: 'Fill in this field.',
   passwordsDiffer: 'The two passwords differ.',

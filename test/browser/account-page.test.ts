@@ -321,6 +321,16 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     assert.deepEqual((await canvasPixels(page, 'skin-preview', [[0, 14], [1, 14]])).pixels, [BLUE, BLUE]);
     assert.equal((await profile()).isAlex, false, 'the game is told of classic arms');
     await shot('skin-classic-again');
+    // Only the arms, no new file: the preview says it is not saved yet; saving sends the saved skin again with them.
+    const skinUrl = (await profile()).skinUrl;
+    await page.click('#skin-slim');
+    await waitForText(page, '#preview-note', STRINGS.armsPending);
+    assert.deepEqual((await canvasPixels(page, 'skin-preview', [[0, 14], [1, 14]])).pixels, [CLEAR, BLUE], 'the preview has the arms chosen');
+    await shot('skin-arms-pending');
+    await page.click('#skin button[type=submit]');
+    await waitForText(page, '#skin-msg', STRINGS.skinSaved);
+    await waitForText(page, '#preview-note', STRINGS.previewSaved);
+    assert.deepEqual([(await profile()).isAlex, (await profile()).skinUrl], [true, skinUrl], 'the same skin, with slim arms');
     // Removed: nothing drawn, nothing left to remove, and no skin (nor arms) for the game.
     await page.click('#skin-remove');
     await waitForText(page, '#skin-msg', STRINGS.skinRemoved);
@@ -440,9 +450,14 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     const invite2 = await runCli(['invite', 'create', '--db', db], { env: cliEnv });
     assert.equal(invite2.code, 0, invite2.stderr);
     const link = linkIn(invite2.stdout, 'invite');
-    // Opened afresh, as on the new player's own device (a signed-in page leaves an invite link aside).
-    await page.goto('about:blank');
+    // Opened in the signed-in page, the link waits: the page says so, and a reload (which signs
+    // this page out) takes it.
+    await waitForView(page, 'signed-in');
     await page.goto(link);
+    await waitForText(page, '#sessions-msg', STRINGS.linkWhileSignedIn);
+    assert.equal(await page.evaluate(() => location.hash), `#invite=${link.split('#invite=')[1]}`, 'the link is still in the address');
+    await shot('invite-link-while-signed-in');
+    await page.reload();
     await waitForView(page, 'signed-out');
     // The link puts the focus on the name; Tab goes on through the password, its repeat and the
     // invite code (filled in from the link), and Enter sends the form.
@@ -477,8 +492,12 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
       await page.keyboard.type(KEYS_SECOND);
     }
     await shot('keyboard-change-password', false);
+    // Enter on the form's button: the button is off while the server answers, and has the focus again after.
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(page), STRINGS.changePassword);
     await page.keyboard.press('Enter');
     await waitForText(page, '#password-msg', STRINGS.passwordChanged);
+    assert.equal(await focused(page), STRINGS.changePassword, 'the focus is back on the button, not lost to the page');
     // The new password is the one the launcher takes now.
     assert.equal((await launcher('auth', { login: KEYS_NAME, password: KEYS_SECOND })).status, 200);
     assert.equal((await launcher('auth', { login: KEYS_NAME, password: KEYS_FIRST })).status, 401);
