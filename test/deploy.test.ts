@@ -248,6 +248,17 @@ describe('deploy/nginx.conf', () => {
     for (const block of blocks) assert.match(block, /add_header\s+X-Content-Type-Options\s+nosniff\s+always\s*;/, block);
   });
 
+  // Rule: a location with an add_header of its own inherits none of the server's (nginx's rule), so
+  // each repeats the server's: no answer goes out without HSTS.
+  test('every location with its own add_header repeats the server\'s headers', () => {
+    const text = NGINX.replace(/#[^\n]*/g, '');
+    const serverHeaders = [...text.replace(/location[^{]*\{[^}]*\}/g, '').matchAll(/add_header\s+([^;]+);/g)].map((m) => m[1]!.trim());
+    assert.ok(serverHeaders.some((h) => h.startsWith('Strict-Transport-Security')), 'the server sends HSTS');
+    const blocks = [...text.matchAll(/location[^{]*\{([^}]*)\}/g)].map((m) => m[1]!).filter((b) => /add_header/.test(b));
+    assert.ok(blocks.length >= 4);
+    for (const block of blocks) for (const header of serverHeaders) assert.ok(block.includes(`add_header ${header};`), `${header} is missing in:${block}`);
+  });
+
   test('passes X-Forwarded-For and X-Forwarded-Proto', () => {
     const headers = new Map(named('proxy_set_header').map(([k, v]) => [k!.toLowerCase(), v]));
     assert.equal(headers.get('x-forwarded-for'), '$proxy_add_x_forwarded_for');
