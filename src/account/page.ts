@@ -188,7 +188,8 @@ const SCRIPT = String.raw`
       element.removeAttribute('aria-busy');
       for (const b of buttons) b.disabled = false;
       updateButtons();
-      if (focused && !focused.disabled && focused.isConnected && document.activeElement === document.body) focused.focus();
+      // A remove button is off once there is nothing left to remove: then the form's first control.
+      if (focused && focused.isConnected && document.activeElement === document.body) (focused.disabled ? element.querySelector('input, button:not(:disabled)') : focused).focus();
     }
   }
 

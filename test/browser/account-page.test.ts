@@ -336,6 +336,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await waitForText(page, '#skin-msg', STRINGS.skinRemoved);
     assert.equal((await canvasPixels(page, 'skin-preview', [])).drawn, 0, 'the removed skin is no longer drawn');
     assert.equal(await page.$eval('#skin-remove', (e) => (e as Field).disabled), true, 'there is no skin left to remove');
+    assert.equal(await focused(page), 'skin-file', 'the focus moves from the button now off to the form\'s first control, not lost to the page');
     assert.deepEqual(await profile(), { username: NAME });
     await shot('skin-removed');
   });
