@@ -22,7 +22,9 @@ export async function backUp(store: Store, target: string): Promise<string> {
     // A hard link, unlike a rename, fails when something (even a dangling link) took the name meanwhile.
     linkSync(partial, target);
   } catch (err) {
-    throw (err as NodeJS.ErrnoException).code === 'EEXIST' ? exists() : new Error(`cannot write the backup ${quote(target)}: ${(err as Error).message}`);
+    const e = err as NodeJS.ErrnoException;
+    // A file system error's code alone: its message repeats the whole path.
+    throw e.code === 'EEXIST' ? exists() : new Error(`cannot write the backup ${quote(target)}: ${e.syscall ? e.code : e.message}`);
   } finally {
     rmSync(partial, { force: true });
   }

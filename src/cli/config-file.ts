@@ -13,7 +13,8 @@ export function readConfigFile(path: string): ConfigFile {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read the config file ${quote(path)}: ${(err as Error).message}`);
+    // The code alone: the runtime's message repeats the whole path.
+    throw new Error(`cannot read the config file ${quote(path)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   // A byte-order mark, which some editors write, is no part of the JSON.
   if (text.startsWith('\uFEFF')) text = text.slice(1);
