@@ -162,7 +162,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     flag: 'public-url',
     arg: 'URL',
     fallback: '',
-    help: 'the address players\' games reach this service at (such as https://auth.example.org); hosted skin and cape URLs start with it; without it, answers leave hosted ones out and the start warns',
+    help: 'the address players\' games reach this service at (such as https://auth.example.org); hosted skin and cape URLs start with it; without it, answers leave hosted ones out (the start warns when there are some)',
     parse: (t) => {
       if (t === '') return t;
       const url = URL.canParse(t) ? new URL(t) : undefined;

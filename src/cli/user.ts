@@ -12,7 +12,8 @@ import { DB_OPTIONS, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
 
 export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --config FILE for its db and settings,
-and ends its output, refusals too, with "Database: /absolute/path", or "Created a new database at ..."):
+and ends its output with "Database: /absolute/path", or "Created a new database at ...", also when it
+refuses a player or value; a malformed command line is refused before any database is opened):
   user add NAME [--uuid UUID | --offline-uuid]
       adds a player; the password is prompted for, or read from the first line of standard input
   user passwd NAME        sets a new password and ends the player's sessions
