@@ -29,7 +29,7 @@ export async function jsonBody(req: IncomingMessage, known: string[]): Promise<J
 export function knownQuery(req: IncomingMessage, known: string[]): URLSearchParams {
   const query = queryOf(req);
   const unknown = [...query.keys()].find((key) => !known.includes(key));
-  if (unknown !== undefined) throw new HttpError(400, `Unknown query parameter ${quote(unknown)}: this call takes ${known.join(', ') || 'none'}`);
+  if (unknown !== undefined) throw new HttpError(400, `Unknown query parameter ${quote(unknown)}: this call takes ${known.join(', ')}`);
   return query;
 }
 
