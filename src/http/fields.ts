@@ -14,22 +14,23 @@ export function requireObject(body: unknown): JsonObject {
   return body as JsonObject;
 }
 
-/**
- * The JSON object of the body, holding no field but `known`: a typo (`offlineUUID` for
- * `offlineUuid`) must be refused, not silently ignored into a different result.
- */
+/** Refuses the first of `keys` that is not `known`: a typo must be refused, not silently ignored into a different result. */
+function refuseUnknown(what: string, keys: Iterable<string>, known: string[]): void {
+  const unknown = [...keys].find((key) => !known.includes(key));
+  if (unknown !== undefined) throw new HttpError(400, `Unknown ${what} ${quote(unknown)}: this call takes ${known.join(', ')}`);
+}
+
+/** The JSON object of the body, holding no field but `known` (`offlineUUID` for `offlineUuid` is refused). */
 export async function jsonBody(req: IncomingMessage, known: string[]): Promise<JsonObject> {
   const body = requireObject(await readJson(req));
-  const unknown = Object.keys(body).find((key) => !known.includes(key));
-  if (unknown !== undefined) throw new HttpError(400, `Unknown field ${quote(unknown)}: this call takes ${known.join(', ')}`);
+  refuseUnknown('field', Object.keys(body), known);
   return body;
 }
 
-/** The query string's parameters, holding none but `known`: a typo (`?modle=slim`) is refused as in a body. */
+/** The query string's parameters, holding none but `known` (`?modle=slim` is refused). */
 export function knownQuery(req: IncomingMessage, known: string[]): URLSearchParams {
   const query = queryOf(req);
-  const unknown = [...query.keys()].find((key) => !known.includes(key));
-  if (unknown !== undefined) throw new HttpError(400, `Unknown query parameter ${quote(unknown)}: this call takes ${known.join(', ')}`);
+  refuseUnknown('query parameter', query.keys(), known);
   return query;
 }
 
