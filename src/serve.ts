@@ -161,8 +161,8 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       metrics || logRequests
         ? (r) => {
             metrics?.observe(r);
-            const { method, path, status, outcome, player, client } = r;
-            if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, player, client });
+            const { method, path, status, outcome, player, client, reason } = r;
+            if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, reason, player, client });
           }
         : undefined,
   });
