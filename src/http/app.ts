@@ -28,6 +28,8 @@ export interface AppOptions {
   logError: (message: string, err: unknown) => void;
   /** Called once a request is over (answered, or its client gone). */
   onAnswered?: (request: AnsweredRequest) => void;
+  /** Throws the refusal of a request the server has no room for, once its route is known (so /join still answers in-band). */
+  shed?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /**
@@ -241,8 +243,9 @@ export function createApp(service: Service, options: AppOptions): RequestListene
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
       }
       found = route(req);
+      options.shed?.(req, res);
     } catch (err) {
-      return fail(req, res, UNMATCHED, err);
+      return fail(req, res, found?.route ?? UNMATCHED, err);
     }
     const { handler, params, route: pattern } = found;
     handler(req, res, params).catch((err: unknown) => fail(req, res, pattern, err));
@@ -264,6 +267,11 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request took too long']
         : [400, 'Malformed HTTP request'];
+  endWithError(socket, status, message);
+}
+
+/** Writes a failure envelope straight to a socket no request object holds, and closes it. */
+export function endWithError(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ success: false, error: message });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
