@@ -62,6 +62,12 @@ export const MIN_API_KEY_CHARS = 16;
 
 /** Largest request body read; a login or join is a few hundred bytes, 100 names about 2 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * Largest /join and /profiles body read. A LauncherServer takes 100 KB from anyone and forwards it
+ * re-serialized, which can triple it (an invalid UTF-8 byte becomes a 3-byte U+FFFD); past this
+ * the answer is the same in-band refusal as for any other bad join.
+ */
+export const MAX_RELAYED_BODY_BYTES = 512 * 1024;
 
 /**
  * After any refusal, how much more of the body is read and dropped so the client sees the answer;

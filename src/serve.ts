@@ -1,9 +1,10 @@
 // `serve`: the HTTP server over an open store, started and stopped as one unit.
 import { statSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
-import { answerClientError, createApp, type Area } from './http/app.ts';
+import { answerClientError, createApp, endWithError, type Area } from './http/app.ts';
+import { HttpError, sendError } from './http/envelope.ts';
 import { adminArea } from './admin/routes.ts';
 import { accountArea } from './account/api.ts';
 import { textureArea } from './textures/downloads.ts';
@@ -150,6 +151,11 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   // One count for /auth and the account page's login.
   const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(config.addressLoginLimit, ADDRESS_LOGIN_WINDOW_MS).take : undefined;
   let requestId = 0;
+  // Past --max-connections, a connection's request is refused 503 (in-band on /join) and the
+  // connection closed: Node's own cap closes it without a word, which a LauncherServer takes
+  // as a failure it does not catch. At twice the cap, Node's cap drops new ones before they cost more.
+  let open = 0;
+  const overCap = new WeakSet<Socket>();
   const app = createApp(service, {
     basePath,
     apiKey: config.apiKey,
@@ -161,10 +167,15 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       metrics || logRequests
         ? (r) => {
             metrics?.observe(r);
-            const { method, path, status, outcome, player, client } = r;
-            if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, player, client });
+            const { method, path, status, outcome, player, client, reason } = r;
+            if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, reason, player, client });
           }
         : undefined,
+    shed: (req, res) => {
+      if (!overCap.has(req.socket)) return;
+      res.setHeader('connection', 'close');
+      throw new HttpError(503, 'Too many connections; try again in a moment', { 'retry-after': '1' });
+    },
   });
   const inFlight = new Set<ServerResponse>();
   let stopping = false;
@@ -183,8 +194,19 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       app(req, res);
     },
   );
-  server.maxConnections = config.maxConnections;
+  server.maxConnections = 2 * config.maxConnections;
+  server.on('connection', (socket: Socket) => {
+    if (++open > config.maxConnections) overCap.add(socket);
+    socket.once('close', () => open--);
+  });
   server.on('clientError', answerClientError);
+  // Node's own answers to these carry no envelope: CONNECT is closed without a word, an Expect
+  // other than 100-continue gets an empty 417.
+  server.on('connect', (_req, socket: Socket) => endWithError(socket, 405, 'Method not allowed: CONNECT'));
+  server.on('checkExpectation', (req, res) => {
+    req.resume();
+    sendError(res, 417, 'Expect is not supported, other than 100-continue', { connection: 'close' });
+  });
 
   await new Promise<void>((listening, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) =>

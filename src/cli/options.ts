@@ -130,7 +130,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   },
   { key: 'joinTtl', flag: 'join-ttl', arg: 'SECONDS', fallback: String(DEFAULT_JOIN_TTL_SECONDS), help: 'how long a join stays valid for /hasJoined', ...integer(1, MAX_TTL_SECONDS) },
   { key: 'tokenTtl', flag: 'token-ttl', arg: 'SECONDS', fallback: String(DEFAULT_TOKEN_TTL_SECONDS), help: 'how long an access token stays valid', ...integer(1, MAX_TTL_SECONDS) },
-  { key: 'maxProfiles', flag: 'max-profiles', arg: 'N', fallback: String(DEFAULT_MAX_PROFILES), help: 'most names one /profiles call may send', ...integer(1, MAX_PROFILES_CAP) },
+  { key: 'maxProfiles', flag: 'max-profiles', arg: 'N', fallback: String(DEFAULT_MAX_PROFILES), help: 'most names one /profiles call looks up (the first N as sent)', ...integer(1, MAX_PROFILES_CAP) },
   {
     key: 'apiKey',
     flag: 'api-key',

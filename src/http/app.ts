@@ -2,7 +2,7 @@
 // capability adds), the API key, and how every failure becomes an envelope.
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, NAME_PATTERN } from '../limits.ts';
+import { MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, MAX_RELAYED_BODY_BYTES, NAME_PATTERN } from '../limits.ts';
 import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import { readJson } from './body.ts';
@@ -28,6 +28,8 @@ export interface AppOptions {
   logError: (message: string, err: unknown) => void;
   /** Called once a request is over (answered, or its client gone). */
   onAnswered?: (request: AnsweredRequest) => void;
+  /** Throws the refusal of a request the server has no room for, once its route is known (so /join still answers in-band). */
+  shed?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /**
@@ -49,6 +51,8 @@ export interface AnsweredRequest extends RequestRecord {
   player?: string;
   /** The client's address (see clientAddress). */
   client: string;
+  /** Why a refusal answered in-band (see IN_BAND) or a partial answer was given. */
+  reason?: string;
 }
 
 /** The refusal of a login over its address's limit (--address-login-limit), `wait` seconds before the next. */
@@ -63,8 +67,17 @@ const MAX_LOGGED_PATH = 200;
 
 const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409, throttled: 429, busy: 503 };
 
-/** What became of requests whose endpoint has outcomes (logins, joins, hasJoined checks). */
+/**
+ * The results that answer every refusal of these routes, with status 200, in place of a failure
+ * envelope. A LauncherServer's join and bulk-profiles handlers throw on `success:false` and catch
+ * nothing, so one bad request from anyone on its public routes would end its process. Only a
+ * refusal before the route is known (no API key, 404, 405) keeps its status.
+ */
+const IN_BAND: Record<string, unknown> = { '/join': false, '/profiles': [] };
+
+/** What became of requests whose endpoint has outcomes (logins, joins, look-ups), and why, for the log. */
 const outcomes = new WeakMap<ServerResponse, string>();
+const reasons = new WeakMap<ServerResponse, string>();
 /** The player a request is about, for the log; set before anything can refuse it. */
 const players = new WeakMap<ServerResponse, string>();
 
@@ -86,20 +99,21 @@ function loginName(body: Record<string, unknown>): string | undefined {
  * A POST handler: checks the type, parses the JSON body, hands it to `run`, answers with its
  * result; `outcome` names what the result means, for the log and the metrics.
  */
-function post<T>(run: (body: unknown, req: IncomingMessage, res: ServerResponse) => Promise<T>, outcome?: (result: T) => string): Record<string, Handler> {
+function post<T>(run: (body: unknown, req: IncomingMessage, res: ServerResponse) => Promise<T>, outcome?: (result: T) => string, limit?: number): Record<string, Handler> {
   return {
     POST: async (req, res) => {
-      const result = await run(await readJson(req), req, res);
+      const result = await run(await readJson(req, limit), req, res);
       if (outcome) outcomes.set(res, outcome(result));
       sendResult(res, result);
     },
   };
 }
 
-/** The outcome of a login, join or hasJoined call that failed. */
+/** The outcome of a login, join, hasJoined or profiles call that failed. */
 function failedOutcome(route: string, err: unknown): string | undefined {
-  if (route !== '/auth' && route !== '/join' && route !== '/hasJoined') return undefined;
+  if (route !== '/auth' && route !== '/join' && route !== '/hasJoined' && route !== '/profiles') return undefined;
   if (!(err instanceof ServiceError || err instanceof HttpError)) return 'error';
+  if (route === '/profiles') return 'refused';
   const kind = err instanceof ServiceError ? err.kind : err.status === 429 ? 'throttled' : 'invalid';
   if (route === '/hasJoined') return kind === 'not_found' ? 'miss' : 'invalid';
   if (route === '/join') return 'invalid';
@@ -146,13 +160,20 @@ export function createApp(service: Service, options: AppOptions): RequestListene
         return service.join(stringField(b, 'accessToken'), stringField(b, 'userUUID'), stringField(b, 'serverID'));
       },
       (joined) => (joined ? 'ok' : 'bad_token'),
+      MAX_RELAYED_BODY_BYTES,
     ),
     '/hasJoined': post(async (body) => {
       const b = requireObject(body);
       return service.hasJoined(stringField(b, 'username'), stringField(b, 'serverID'));
     }, () => 'hit'),
     '/profile': post(async (body) => service.profile(stringField(requireObject(body), 'userUUID'))),
-    '/profiles': post(async (body) => service.profiles(nameList(body))),
+    '/profiles': post(async (body, _req, res) => {
+      const names = nameList(body);
+      const { found, ignored } = await service.profiles(names);
+      outcomes.set(res, ignored > 0 ? 'partial' : 'ok');
+      if (ignored > 0) reasons.set(res, `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit`);
+      return found;
+    }, undefined, MAX_RELAYED_BODY_BYTES),
     '/health': {
       GET: async (_req, res) => {
         try {
@@ -179,7 +200,10 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     if (req.socket.destroyed) return; // the client is gone: no one to answer
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();
-    else if (err instanceof HttpError) {
+    else if (Object.hasOwn(IN_BAND, route)) {
+      reasons.set(res, expected ? err.message : 'unexpected error');
+      sendResult(res, IN_BAND[route]);
+    } else if (err instanceof HttpError) {
       sendError(res, err.status, err.message, err.headers);
     } else if (err instanceof ServiceError) {
       sendError(res, STATUS[err.kind], err.message, err.retryAfter === undefined ? {} : { 'retry-after': String(err.retryAfter) });
@@ -206,6 +230,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
           outcome: outcomes.get(res),
           player: players.get(res),
           client,
+          reason: reasons.get(res),
         });
       });
     }
@@ -218,8 +243,9 @@ export function createApp(service: Service, options: AppOptions): RequestListene
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
       }
       found = route(req);
+      options.shed?.(req, res);
     } catch (err) {
-      return fail(req, res, UNMATCHED, err);
+      return fail(req, res, found?.route ?? UNMATCHED, err);
     }
     const { handler, params, route: pattern } = found;
     handler(req, res, params).catch((err: unknown) => fail(req, res, pattern, err));
@@ -241,6 +267,11 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request took too long']
         : [400, 'Malformed HTTP request'];
+  endWithError(socket, status, message);
+}
+
+/** Writes a failure envelope straight to a socket no request object holds, and closes it. */
+export function endWithError(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ success: false, error: message });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +

@@ -40,11 +40,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** JSON, or nothing said (a missing Content-Type is allowed); a charset, if any, must be UTF-8. */
 const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
 
-/** Checks the Content-Type (415), then reads (413) and parses (400) a JSON body. */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+/** Checks the Content-Type (415), then reads (413, past `limit` bytes) and parses (400) a JSON body. */
+export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const type = req.headers['content-type'];
   if (type !== undefined && !JSON_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be application/json');
-  return parseJson(await readBody(req, MAX_BODY_BYTES));
+  return parseJson(await readBody(req, limit));
 }
 
 /**

@@ -14,22 +14,23 @@ export function requireObject(body: unknown): JsonObject {
   return body as JsonObject;
 }
 
-/**
- * The JSON object of the body, holding no field but `known`: a typo (`offlineUUID` for
- * `offlineUuid`) must be refused, not silently ignored into a different result.
- */
+/** Refuses the first of `keys` that is not `known`: a typo must be refused, not silently ignored into a different result. */
+function refuseUnknown(what: string, keys: Iterable<string>, known: string[]): void {
+  const unknown = [...keys].find((key) => !known.includes(key));
+  if (unknown !== undefined) throw new HttpError(400, `Unknown ${what} ${quote(unknown)}: this call takes ${known.join(', ')}`);
+}
+
+/** The JSON object of the body, holding no field but `known` (`offlineUUID` for `offlineUuid` is refused). */
 export async function jsonBody(req: IncomingMessage, known: string[]): Promise<JsonObject> {
   const body = requireObject(await readJson(req));
-  const unknown = Object.keys(body).find((key) => !known.includes(key));
-  if (unknown !== undefined) throw new HttpError(400, `Unknown field ${quote(unknown)}: this call takes ${known.join(', ')}`);
+  refuseUnknown('field', Object.keys(body), known);
   return body;
 }
 
-/** The query string's parameters, holding none but `known`: a typo (`?modle=slim`) is refused as in a body. */
+/** The query string's parameters, holding none but `known` (`?modle=slim` is refused). */
 export function knownQuery(req: IncomingMessage, known: string[]): URLSearchParams {
   const query = queryOf(req);
-  const unknown = [...query.keys()].find((key) => !known.includes(key));
-  if (unknown !== undefined) throw new HttpError(400, `Unknown query parameter ${quote(unknown)}: this call takes ${known.join(', ')}`);
+  refuseUnknown('query parameter', query.keys(), known);
   return query;
 }
 
@@ -42,14 +43,12 @@ export function stringField(body: JsonObject, name: string): string {
 
 const PROFILES_SHAPE = 'Request body must be an array of names or {"usernames": [...]}';
 
-/** `/profiles` takes a bare array (as a LauncherServer sends it) or `{"usernames": [...]}`. */
-export function nameList(body: unknown): string[] {
-  const list = Array.isArray(body)
-    ? body
-    : typeof body === 'object' && body !== null && Object.hasOwn(body, 'usernames')
-      ? (body as JsonObject).usernames
-      : undefined;
+/**
+ * `/profiles` takes a bare array (as a LauncherServer sends it) or `{"usernames": [...]}`. Its
+ * entries are checked by the service: one that is not a name is not found, not a refusal.
+ */
+export function nameList(body: unknown): unknown[] {
+  const list = Array.isArray(body) ? body : typeof body === 'object' && body !== null && Object.hasOwn(body, 'usernames') ? (body as JsonObject).usernames : undefined;
   if (!Array.isArray(list)) throw new HttpError(400, PROFILES_SHAPE);
-  if (!list.every((n) => typeof n === 'string')) throw new HttpError(400, 'Every name must be a string');
-  return list as string[];
+  return list;
 }

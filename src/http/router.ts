@@ -20,11 +20,9 @@ export function pathOf(req: IncomingMessage): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** The query parameters of a request. */
+/** The query parameters of a request: what follows the path and its "?", if anything. */
 export function queryOf(req: IncomingMessage): URLSearchParams {
-  const url = req.url ?? '/';
-  const query = url.indexOf('?');
-  return new URLSearchParams(query === -1 ? '' : url.slice(query + 1));
+  return new URLSearchParams((req.url ?? '/').slice(pathOf(req).length + 1));
 }
 
 interface Route {

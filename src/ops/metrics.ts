@@ -19,8 +19,9 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 /** The counter each endpoint's outcomes go to, with every outcome it can have (reported from 0). */
 const OUTCOME_COUNTERS: Record<string, { name: string; help: string; outcomes: string[] }> = {
   '/auth': { name: 'auth_logins_total', help: 'Logins, by outcome.', outcomes: ['ok', 'bad_credentials', 'locked', 'throttled', 'busy', 'invalid', 'error'] },
-  '/join': { name: 'auth_joins_total', help: 'Joins of a game server, by outcome.', outcomes: ['ok', 'bad_token', 'invalid', 'error'] },
+  '/join': { name: 'auth_joins_total', help: 'Joins of a game server, by outcome (every one but ok answered with result false).', outcomes: ['ok', 'bad_token', 'invalid', 'error'] },
   '/hasJoined': { name: 'auth_has_joined_total', help: 'hasJoined checks of game servers: hit or miss.', outcomes: ['hit', 'miss', 'invalid', 'error'] },
+  '/profiles': { name: 'auth_profiles_total', help: 'Bulk name look-ups: ok, partial (entries not looked up), refused or error (answered with an empty list).', outcomes: ['ok', 'partial', 'refused', 'error'] },
 };
 
 /** A label value as the format wants it: backslash, quote and newline escaped. */

@@ -51,7 +51,6 @@ export function requireNewPassword(password: string, minChars: number): void {
   if (tooLong(password)) throw invalid(`The password must be at most ${MAX_PASSWORD_BYTES} bytes`);
 }
 
-/** A malformed userUUID is a malformed request (an error envelope, not `false`). */
 export function requireUuid(text: string): string {
   const id = parseUuid(text);
   if (id === undefined) throw invalid('Field "userUUID" is not a valid UUID');

@@ -1,7 +1,7 @@
 // /profile and /profiles: public look-ups by UUID and by name.
 import { isPlayerName, requireUuid } from './checks.ts';
 import type { Context } from './context.ts';
-import { invalid, notFound } from './errors.ts';
+import { notFound } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
 
 export interface ProfileResult extends TextureFields {
@@ -19,19 +19,26 @@ export async function profile(ctx: Context, userUUID: string): Promise<ProfileRe
   return { username: user.name, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
 }
 
+/** What /profiles found, and how many of the entries sent were not looked up. */
+export interface ProfilesResult {
+  found: ProfilesEntry[];
+  ignored: number;
+}
+
 /**
- * Names to id/name pairs, in the order asked, each player once. The limit counts the names as
- * sent; names that break the naming rule cannot exist and are left out, as are unknown ones.
+ * Names to id/name pairs, in the order asked, each player once. Nothing sent is refused: a
+ * LauncherServer's bulk look-up does not catch a refusal, and one ends its process. So only the
+ * first maxProfiles entries are looked up, and an entry that is not a valid name (a number, a
+ * name breaking the naming rule) is not found, as an unknown name is.
  */
-export async function profiles(ctx: Context, names: string[]): Promise<ProfilesEntry[]> {
-  if (names.length > ctx.options.maxProfiles) {
-    throw invalid(`Too many names: at most ${ctx.options.maxProfiles} a request`);
-  }
-  const wanted = [...new Set(names.filter(isPlayerName).map((n) => n.toLowerCase()))];
-  if (wanted.length === 0) return [];
-  const found = new Map((await ctx.store.findUsersByNames(wanted)).map((u) => [u.name.toLowerCase(), u]));
-  return wanted.flatMap((key) => {
-    const user = found.get(key);
+export async function profiles(ctx: Context, names: readonly unknown[]): Promise<ProfilesResult> {
+  const valid = names.slice(0, ctx.options.maxProfiles).filter((n) => typeof n === 'string' && isPlayerName(n)) as string[];
+  const wanted = [...new Set(valid.map((n) => n.toLowerCase()))];
+  const users = wanted.length === 0 ? [] : await ctx.store.findUsersByNames(wanted);
+  const byKey = new Map(users.map((u) => [u.name.toLowerCase(), u]));
+  const found = wanted.flatMap((key) => {
+    const user = byKey.get(key);
     return user ? [{ id: user.id, name: user.name }] : [];
   });
+  return { found, ignored: names.length - valid.length };
 }

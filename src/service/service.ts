@@ -23,7 +23,7 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     join: (accessToken: string, userUUID: string, serverId: string) => join(ctx, accessToken, userUUID, serverId),
     hasJoined: (username: string, serverId: string) => hasJoined(ctx, username, serverId),
     profile: (userUUID: string) => profile(ctx, userUUID),
-    profiles: (names: string[]) => profiles(ctx, names),
+    profiles: (names: readonly unknown[]) => profiles(ctx, names),
     addUser: (input: accounts.NewUser) => accounts.addUser(ctx, input),
     /**
      * Stores players brought from another system, checked by the importer (src/import/) by the

@@ -10,9 +10,8 @@ export interface HasJoinedResult extends TextureFields {
 }
 
 /**
- * Records the join when the token is live and belongs to the player. An unknown, expired or
- * foreign token is `false`, not an error: the LauncherServer turns an error envelope from /join
- * into a server error instead of "Invalid credentials".
+ * Records the join when the token is live and belongs to the player: `false` for an unknown,
+ * expired or foreign token. A malformed field is refused (the HTTP layer answers that in-band too).
  */
 export async function join(ctx: Context, accessToken: string, userUUID: string, serverId: string): Promise<boolean> {
   const id = requireUuid(userUUID);

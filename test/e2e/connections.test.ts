@@ -208,7 +208,7 @@ describe('timeouts', { concurrency: true }, () => {
 });
 
 describe('--max-connections 3', () => {
-  test('with 3 connections held, a 4th is closed by the server; the 3 still work; after they close, new ones work', async () => {
+  test('with 3 connections held, a 4th and 5th are refused (503, or false on /join) and closed; the 3 still work; after they close, new ones work', async () => {
     const held: Conn[] = [];
     for (let i = 0; i < 3; i++) {
       const c = await connect(capped.port);
@@ -216,19 +216,23 @@ describe('--max-connections 3', () => {
       assert.ok(await waitUntil(() => answers(c.text()).length === 1, 3000), `connection ${i + 1}: ${c.text()}`);
       held.push(c);
     }
-    // The 4th: whatever the kernel accepted, the server closes it without an answer.
-    let fourth: Conn | undefined;
-    try {
-      fourth = await connect(capped.port);
-      await fourth.write(request('GET', '/health')).catch(() => {});
-    } catch {
-      fourth = undefined; // refused outright: fine too
-    }
-    if (fourth) {
-      const closedAt = await Promise.race([fourth.closed, sleep(3000).then(() => 0)]);
-      assert.ok(closedAt !== 0, `a 4th connection was kept open; it got: ${JSON.stringify(fourth.text())}`);
-      assert.equal(answers(fourth.text()).length, 0, `a 4th connection was served: ${fourth.text()}`);
-    }
+    // More: answered (a LauncherServer throws on a connection closed without an answer, and on
+    // a failure envelope from /join), then closed.
+    const refused = async (req: string): Promise<ReturnType<typeof answers>[number]> => {
+      const c = await connect(capped.port);
+      await c.write(req);
+      const closedAt = await Promise.race([c.closed, sleep(10_000).then(() => 0)]);
+      assert.ok(closedAt !== 0, `a connection over the cap was kept open; it got: ${JSON.stringify(c.text())}`);
+      const [answer, ...more] = answers(c.text());
+      assert.equal(more.length, 0, c.text());
+      assert.ok(answer, c.text());
+      return answer;
+    };
+    const join = await refused(request('POST', '/join', JSON.stringify({ accessToken: 'x', userUUID: aliceUuid, serverID: 's' })));
+    assert.deepEqual([join.status, join.body], [200, { success: true, result: false }]);
+    const health = await refused(request('GET', '/health'));
+    assert.deepEqual([health.status, health.body], [503, { success: false, error: 'Too many connections; try again in a moment' }]);
+    assert.match(health.headers, /\r\nretry-after: 1\r\n/i);
     // The 3 held connections still work.
     for (const [i, c] of held.entries()) {
       assert.ok(!c.isClosed(), `held connection ${i + 1} was closed`);

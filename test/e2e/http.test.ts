@@ -1,6 +1,7 @@
 // HTTP-level behaviour: JSON envelope and content type on every answer, 404/405, empty,
 // malformed and non-object bodies, invalid UTF-8, the 64 KiB limit (413, readable by the
 // client), --base-path, 500 with details only in the log, and the server surviving it all.
+// /join and /profiles answer each refusal in-band instead (see assertRefused), their limit 512 KiB.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -8,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { join as pathJoin } from 'node:path';
 import { startServer, addUser, tempDir } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
-import { assertFail, assertOk, assertJsonType, sleep } from './util.ts';
+import { assertFail, assertOk, assertJsonType, assertRefused, sleep } from './util.ts';
 
 const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'auth.db');
@@ -112,7 +113,7 @@ describe('envelope and routing', () => {
 
   test('an empty body is 400 on every endpoint', async () => {
     for (const path of ENDPOINTS) {
-      assertFail(await postRaw(server, path, ''), 400, 'Request body is empty');
+      assertRefused(await postRaw(server, path, ''), path, 400, 'Request body is empty');
     }
     assertFail(await server.request('/auth', { method: 'POST' }), 400, 'Request body is empty');
   });
@@ -120,7 +121,7 @@ describe('envelope and routing', () => {
   test('malformed JSON is 400', async () => {
     for (const body of ['{"login":', '{login: "Alice"}', "{'login':'Alice'}", 'Alice', '{"login":"Alice","password":"x"} trailing', '[1,2,]']) {
       for (const path of ENDPOINTS) {
-        assertFail(await postRaw(server, path, body), 400, 'Request body is not valid JSON');
+        assertRefused(await postRaw(server, path, body), path, 400, 'Request body is not valid JSON');
       }
     }
   });
@@ -128,7 +129,7 @@ describe('envelope and routing', () => {
   test('a JSON value that is not an object is 400 where an object is expected', async () => {
     for (const body of ['[]', '["Alice"]', '42', '"Alice"', 'null', 'true']) {
       for (const path of OBJECT_ENDPOINTS) {
-        assertFail(await postRaw(server, path, body), 400, 'Request body must be a JSON object');
+        assertRefused(await postRaw(server, path, body), path, 400, 'Request body must be a JSON object');
       }
     }
   });
@@ -144,7 +145,7 @@ describe('envelope and routing', () => {
       assertFail(await postRaw(server, '/auth', body), 400, 'Request body is not valid JSON');
     }
     for (const path of ['/profiles', '/profile']) {
-      assertFail(await postRaw(server, path, invalid[0]!), 400, 'Request body is not valid JSON');
+      assertRefused(await postRaw(server, path, invalid[0]!), path, 400, 'Request body is not valid JSON');
     }
     // Valid multi-byte UTF-8 is fine.
     assertFail(await server.post('/auth', { login: 'Alice', password: 'pässwörd☃' }), 401, 'Wrong login or password');
@@ -199,7 +200,7 @@ describe('body size limit (64 KiB)', () => {
 
   test('200 KiB with a Content-Length: the client reads the 413 envelope', async () => {
     const body = Buffer.from(padded(200 * 1024));
-    for (const path of ['/auth', '/profiles', '/nope']) {
+    for (const path of ['/auth', '/hasJoined', '/nope']) {
       const r = await postRaw(server, path, body);
       if (path === '/nope') {
         // An unknown path may be answered before or after the size check; either way an envelope.
@@ -221,7 +222,7 @@ describe('body size limit (64 KiB)', () => {
       [512 * 1024, 64 * 1024],
     ] as const) {
       test(`${size / 1024} KiB in ${chunk / 1024} KiB writes via node:http ${label}, as fast as the socket takes them: the client reads the 413 envelope`, async () => {
-        for (const path of ['/auth', '/profiles']) {
+        for (const path of ['/auth', '/hasJoined']) {
           const r = await postStreamed(server.port, path, size, chunk, withLength);
           assert.equal(r.status, 413, r.text);
           assert.match(r.contentType, /^application\/json\b/i);
@@ -257,6 +258,34 @@ describe('body size limit (64 KiB)', () => {
   test('the server survives all of the above', async () => {
     await assertStillServes(server);
   });
+});
+
+describe('/join and /profiles: bodies up to 512 KiB, what a LauncherServer can forward', () => {
+  const RELAYED_LIMIT = 512 * 1024;
+  /** `json` padded with spaces to an exact byte length. */
+  const pad = (json: string, bytes: number) => json + ' '.repeat(bytes - Buffer.byteLength(json));
+
+  test('a join of exactly 512 KiB is read and recorded; the profiles of 300 KB are looked up', async () => {
+    const { accessToken } = assertOk(await server.post('/auth', { login: 'Alice', password: 'alice-pw' }));
+    const join = JSON.stringify({ accessToken, userUUID: aliceUuid, serverID: 'padded-join' });
+    assert.equal(assertOk(await postRaw(server, '/join', pad(join, RELAYED_LIMIT))), true);
+    assert.deepEqual(assertOk(await server.post('/hasJoined', { username: 'Alice', serverID: 'padded-join' })), { userUUID: aliceUuid });
+    // Ten entries of 30,000 characters each, as a LauncherServer forwards them, and Alice.
+    const names = [...Array.from({ length: 9 }, () => '\ufffd'.repeat(10_000)), 'Alice'];
+    assert.ok(Buffer.byteLength(JSON.stringify(names)) > 256 * 1024);
+    assert.deepEqual(assertOk(await server.post('/profiles', names)), [{ id: aliceUuid, name: 'Alice' }]);
+  });
+
+  for (const withLength of [true, false]) {
+    test(`one byte more is refused in-band, and the client reads the answer (${withLength ? 'with a Content-Length' : 'chunked'})`, async () => {
+      for (const [path, result] of [['/join', false], ['/profiles', []]] as const) {
+        const r = await postStreamed(server.port, path, RELAYED_LIMIT + 1, 64 * 1024, withLength);
+        assert.equal(r.status, 200, r.text);
+        assert.match(r.contentType, /^application\/json\b/i);
+        assert.deepEqual(JSON.parse(r.text), { success: true, result });
+      }
+    });
+  }
 });
 
 describe('--base-path /mc', () => {
@@ -315,6 +344,10 @@ describe('unexpected errors', () => {
     assert.doesNotMatch(r.text, /table|sqlite|at /i);
     const r2 = await s.post('/profile', { userUUID: '00000000-0000-4000-8000-000000000000' });
     assertFail(r2, 500, 'Internal server error');
+    // The LauncherServer's join and bulk look-up die on a failure envelope: a database that does
+    // not answer is a refusal in-band there.
+    assert.equal(assertOk(await s.post('/join', { accessToken: '00000000-0000-4000-8000-000000000000', userUUID: '00000000-0000-4000-8000-000000000000', serverID: 's' })), false);
+    assert.deepEqual(assertOk(await s.post('/profiles', ['Victim'])), []);
     await sleep(50);
     assert.match(s.stdout() + s.stderr(), /no such table/i, 'the details belong in the log');
     // Still alive: requests that need no store are answered as usual.

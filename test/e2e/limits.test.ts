@@ -8,7 +8,7 @@ import net from 'node:net';
 import { join as pathJoin } from 'node:path';
 import { startServer, addUser, tempDir } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
-import { assertFail, assertOk, login, join, sleep } from './util.ts';
+import { assertFail, assertOk, assertRefused, login, join, sleep } from './util.ts';
 
 const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'limits.db');
@@ -136,9 +136,9 @@ describe('field limits', () => {
     assert.equal((await login(server, 'Euro', '€'.repeat(85))).username, 'Euro');
   });
 
-  test('a serverID over 64 characters is 400 on /join and /hasJoined; 64 is fine', async () => {
+  test('a serverID over 64 characters is refused on /join (false) and /hasJoined (400); 64 is fine', async () => {
     const long = 'f'.repeat(65);
-    assertFail(await server.post('/join', { accessToken: aliceToken, userUUID: aliceUuid, serverID: long }), 400, LONG_SERVER_ID);
+    assertRefused(await server.post('/join', { accessToken: aliceToken, userUUID: aliceUuid, serverID: long }), '/join', 400, LONG_SERVER_ID);
     assertFail(await server.post('/hasJoined', { username: 'Alice', serverID: long }), 400, LONG_SERVER_ID);
     // Characters, not bytes: 64 snowmen (192 bytes) are 64 characters.
     for (const serverID of ['f'.repeat(64), '☃'.repeat(64)]) {
@@ -149,20 +149,20 @@ describe('field limits', () => {
     assertFail(await server.post('/hasJoined', { username: 'Alice', serverID: long.slice(0, 64) + 'x' }), 400, LONG_SERVER_ID);
   });
 
-  test('an accessToken over 64 characters is 400; 64 is an ordinary unknown token (false)', async () => {
+  test('an accessToken over 64 characters is refused (false), as an ordinary unknown token of 64 is', async () => {
     for (const accessToken of ['a'.repeat(65), aliceToken + 'x'.repeat(29), 'x'.repeat(10_000)]) {
-      assertFail(await server.post('/join', { accessToken, userUUID: aliceUuid, serverID: 's' }), 400, LONG_TOKEN);
+      assertRefused(await server.post('/join', { accessToken, userUUID: aliceUuid, serverID: 's' }), '/join', 400, LONG_TOKEN);
     }
     const r = await server.post('/join', { accessToken: 'a'.repeat(64), userUUID: aliceUuid, serverID: 's' });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.body, { success: true, result: false });
   });
 
-  test('a malformed userUUID is 400 on /join and /profile', async () => {
+  test('a malformed userUUID is refused on /join (false) and /profile (400)', async () => {
     const hex = aliceUuid.replaceAll('-', '');
     const bad = ['', 'nope', hex.slice(1), hex + 'a', `${aliceUuid}-`, aliceUuid.replace(/-/g, '_'), `urn:uuid:${aliceUuid}`, 'z'.repeat(32), aliceUuid + '\n'];
     for (const userUUID of bad) {
-      assertFail(await server.post('/join', { accessToken: aliceToken, userUUID, serverID: 's' }), 400, BAD_UUID);
+      assertRefused(await server.post('/join', { accessToken: aliceToken, userUUID, serverID: 's' }), '/join', 400, BAD_UUID);
       assertFail(await server.post('/profile', { userUUID }), 400, BAD_UUID);
     }
   });
@@ -194,7 +194,7 @@ describe('strict JSON', () => {
     assertFail(await postRaw('/auth', '{"login":"Alice","\\u006cogin":"Bob","password":"x"}'), 400, 'Request body has the key "login" twice');
     // Also when the first value was an object, and for a key no endpoint reads.
     assertFail(await postRaw('/profile', `{"x":{"a":1},"userUUID":"${aliceUuid}","x":2}`), 400, 'Request body has the key "x" twice');
-    assertFail(await postRaw('/profiles', '{"usernames":["Alice"],"usernames":["Bob"]}'), 400, 'Request body has the key "usernames" twice');
+    assertRefused(await postRaw('/profiles', '{"usernames":["Alice"],"usernames":["Bob"]}'), '/profiles', 400, 'Request body has the key "usernames" twice');
     // The same key in two different objects is no duplicate.
     assert.deepEqual(assertOk(await postRaw('/profile', `{"a":{"k":1},"b":{"k":1},"userUUID":"${aliceUuid}"}`)), { username: 'Alice' });
   });
@@ -203,7 +203,7 @@ describe('strict JSON', () => {
     const nest = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
     // The object itself is level 1.
     assertFail(await postRaw('/profile', `{"userUUID":"${aliceUuid}","x":${nest(8)}}`), 400, DEEP);
-    assertFail(await postRaw('/profiles', nest(9)), 400, DEEP);
+    assertRefused(await postRaw('/profiles', nest(9)), '/profiles', 400, DEEP);
     assertFail(await postRaw('/auth', '{"a":'.repeat(9) + '1' + '}'.repeat(9)), 400, DEEP);
     assertFail(await postRaw('/auth', '['.repeat(60_000)), 400, DEEP);
     assert.deepEqual(assertOk(await postRaw('/profile', `{"userUUID":"${aliceUuid}","x":${nest(7)}}`)), { username: 'Alice' });
@@ -211,7 +211,7 @@ describe('strict JSON', () => {
 
   test('a number literal of 40 digits is 400; 32 characters are read', async () => {
     assertFail(await postRaw('/profile', `{"userUUID":"${aliceUuid}","n":${'9'.repeat(40)}}`), 400, LONG_NUMBER);
-    assertFail(await postRaw('/profiles', `[${'1'.repeat(1000)}]`), 400, LONG_NUMBER);
+    assertRefused(await postRaw('/profiles', `[${'1'.repeat(1000)}]`), '/profiles', 400, LONG_NUMBER);
     assertFail(await postRaw('/auth', `{"login":"Alice","password":"x","n":-0.${'0'.repeat(40)}1}`), 400, LONG_NUMBER);
     assert.deepEqual(assertOk(await postRaw('/profile', `{"userUUID":"${aliceUuid}","n":${'9'.repeat(32)}}`)), { username: 'Alice' });
   });
@@ -232,7 +232,7 @@ describe('strict JSON', () => {
     assertFail(await postRaw('/auth', '{"login":"Proto","__proto__":{"password":"proto-pw"}}'), 400, 'Field "password" must be a string');
     assertFail(await postRaw('/auth', '{"constructor":{"prototype":{"login":"Proto","password":"proto-pw"}}}'), 400, 'Field "login" must be a string');
     assertFail(await postRaw('/profile', `{"__proto__":{"userUUID":"${aliceUuid}"}}`), 400, 'Field "userUUID" must be a string');
-    assertFail(await postRaw('/profiles', '{"__proto__":{"usernames":["Alice"]}}'), 400, 'Request body must be an array of names or {"usernames": [...]}');
+    assertRefused(await postRaw('/profiles', '{"__proto__":{"usernames":["Alice"]}}'), '/profiles', 400, 'Request body must be an array of names or {"usernames": [...]}');
     // Next to the real fields they change nothing.
     for (const extra of ['"constructor":{}', '"prototype":{}', '"__proto__":{}', '"__proto__":null', '"constructor":"x","prototype":1']) {
       const r = await postRaw('/auth', `{"login":"Proto","password":"proto-pw",${extra}}`);
@@ -306,7 +306,7 @@ describe('Content-Type', () => {
       assertFail(await postRaw('/auth', body, { 'content-type': type }), 415, TYPE_415);
     }
     for (const path of ['/join', '/hasJoined', '/profile', '/profiles']) {
-      assertFail(await postRaw(path, '{}', { 'content-type': 'text/plain' }), 415, TYPE_415);
+      assertRefused(await postRaw(path, '{}', { 'content-type': 'text/plain' }), path, 415, TYPE_415);
     }
     // fetch's default for a string body is text/plain;charset=UTF-8: refused too.
     assertFail(await server.request('/profile', { method: 'POST', body: JSON.stringify({ userUUID: aliceUuid }) }), 415, TYPE_415);

@@ -89,7 +89,15 @@ describe('a session at --log-level debug with an API key and an admin token', ()
       sent.push(['POST', '/hasJoined', 200, 'hit', undefined]);
 
       assertOk(await post(s, `/profiles?x=1&key=${KEY}`, ['Alice']));
-      sent.push(['POST', '/profiles', 200, undefined, undefined]);
+      sent.push(['POST', '/profiles', 200, 'ok', undefined]);
+
+      // Refusals answered in-band carry their reason (see the test of reasons below).
+      assert.equal(assertOk(await post(s, `/join?key=${KEY}`, { accessToken: 'x'.repeat(100), userUUID: aliceUuid, serverID: 's' })), false);
+      sent.push(['POST', '/join', 200, 'invalid', undefined]);
+      assert.equal(assertOk(await post(s, `/join?key=${KEY}`, { accessToken: aliceUuid, userUUID: aliceUuid, serverID: 's' })), false);
+      sent.push(['POST', '/join', 200, 'bad_token', undefined]);
+      assert.deepEqual(assertOk(await post(s, `/profiles?key=${KEY}`, ['Alice', 1, 'no such!'])).length, 1);
+      sent.push(['POST', '/profiles', 200, 'partial', undefined]);
 
       assertOk(await s.request('/admin/users', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }));
       sent.push(['GET', '/admin/users', 200, undefined, undefined]);
@@ -189,9 +197,10 @@ describe('a session at --log-level debug with an API key and an admin token', ()
       assert.equal(typeof l.ms, 'number');
       assert.ok(l.ms >= 0 && l.ms < 60_000, `ms of ${JSON.stringify(l)}`);
       assert.ok(!l.path.includes('?'), `no query string in ${l.path}`);
-      if (!['/auth', '/join', '/hasJoined'].includes(l.path)) assert.ok(!('outcome' in l), `no outcome on ${l.path}`);
+      if (!['/auth', '/join', '/hasJoined', '/profiles'].includes(l.path)) assert.ok(!('outcome' in l), `no outcome on ${l.path}`);
       const keys = Object.keys(l).filter((k) => !['level', 'time', 'pid', 'msg'].includes(k));
-      const expected = ['reqId', 'method', 'path', 'status', 'ms', 'client', ...('outcome' in l ? ['outcome'] : []), ...('player' in l ? ['player'] : [])];
+      const optional = ['outcome', 'player', 'reason'].filter((k) => k in l);
+      const expected = ['reqId', 'method', 'path', 'status', 'ms', 'client', ...optional];
       assert.deepEqual(keys.sort(), expected.sort(), 'nothing else: no body, no header');
       assert.equal(l.client, '127.0.0.1', `client of ${JSON.stringify(l)}`);
     }
@@ -199,6 +208,17 @@ describe('a session at --log-level debug with an API key and an admin token', ()
     assert.deepEqual(
       requests.filter((l) => l.path === '/auth').map((l) => [l.outcome, l.player]),
       [['ok', 'Alice'], ['bad_credentials', 'Alice'], ['ok', 'Carol'], ['bad_credentials', 'Alice'], ['invalid', undefined], ['locked', 'Carol']],
+    );
+  });
+
+  test('a join or look-up refused in-band says why; nothing else carries a reason', () => {
+    const requests = parseLines(stdout).filter((l) => l.msg === 'request');
+    assert.deepEqual(
+      requests.filter((l) => 'reason' in l).map((l) => [l.path, l.outcome, l.reason]),
+      [
+        ['/join', 'invalid', 'Field "accessToken" is longer than 64 characters'],
+        ['/profiles', 'partial', '2 of 3 entries not looked up: not a player name, or past the limit'],
+      ],
     );
   });
 

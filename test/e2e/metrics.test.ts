@@ -82,7 +82,7 @@ describe('with --metrics', () => {
     assertFail(await metered.request('/metrics', { method: 'POST' }), 405, 'Method not allowed: use GET');
   });
 
-  test('each login, join and hasJoined moves its outcome and its route and status by exactly one', async () => {
+  test('each login, join, hasJoined and profiles call moves its outcome and its route and status by exactly one', async () => {
     const before = await scrape(metered);
 
     // Logins: 2 ok, 1 wrong password, guesses of another name until one is throttled (the 6th:
@@ -102,18 +102,22 @@ describe('with --metrics', () => {
     assertFail(await metered.post('/auth', { login: 'x!', password: 'p' }), 400, 'Field "login" is not a valid player name');
     assertFail(await metered.post('/auth', { login: 'Locked', password: 'locked-pw' }), 403, 'This account is locked');
 
-    // Joins: 1 ok, 1 with an unknown token, 1 invalid.
+    // Joins: 1 ok, 1 with an unknown token, 1 invalid (answered false too).
     assert.equal(await join(metered, token, aliceUuid, 'metrics-server'), true);
     assert.equal(await join(metered, randomUUID(), aliceUuid, 'metrics-server'), false);
-    assertFail(await metered.post('/join', { accessToken: token, userUUID: 'nope', serverID: 's' }), 400, 'Field "userUUID" is not a valid UUID');
+    assert.equal(await join(metered, token, 'nope', 's'), false);
 
     // hasJoined: 1 hit, 1 miss, 1 invalid.
     assert.equal(assertOk(await metered.post('/hasJoined', { username: 'Alice', serverID: 'metrics-server' })).userUUID, aliceUuid);
     assertFail(await metered.post('/hasJoined', { username: 'Alice', serverID: 'another-server' }), 404, 'Player has not joined this server');
     assertFail(await metered.post('/hasJoined', { username: 'Alice', serverID: '' }), 400, 'Field "serverID" must not be empty');
 
-    // Others: a look-up, an unknown path with a query, a texture that is not there.
+    // Look-ups: 1 ok, 1 partial (an entry not a name), 1 refused (not JSON): all answered 200.
     assertOk(await metered.post('/profiles', ['Alice']));
+    assert.equal(assertOk(await metered.post('/profiles', ['Alice', 7])).length, 1);
+    assert.deepEqual(assertOk(await metered.request('/profiles', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[' })), []);
+
+    // Others: an unknown path with a query, a texture that is not there.
     assertFail(await metered.request('/no/such/path?secret=1'), 404, 'Unknown endpoint');
     assertFail(await metered.request(`/textures/${'ab'.repeat(32)}`), 404, 'Unknown texture');
 
@@ -124,6 +128,7 @@ describe('with --metrics', () => {
       auth_logins_total: { ok: 2, bad_credentials: 1 + guesses, locked: 1, throttled: 1, busy: 0, invalid: 1, error: 0 },
       auth_joins_total: { ok: 1, bad_token: 1, invalid: 1, error: 0 },
       auth_has_joined_total: { hit: 1, miss: 1, invalid: 1, error: 0 },
+      auth_profiles_total: { ok: 1, partial: 1, refused: 1, error: 0 },
     });
 
     // Every request series that moved, and by how much (the earlier scrape is the /metrics one).
@@ -139,12 +144,11 @@ describe('with --metrics', () => {
       '/auth 429': 1,
       '/auth 400': 1,
       '/auth 403': 1,
-      '/join 200': 2,
-      '/join 400': 1,
+      '/join 200': 3,
       '/hasJoined 200': 1,
       '/hasJoined 404': 1,
       '/hasJoined 400': 1,
-      '/profiles 200': 1,
+      '/profiles 200': 3,
       'unmatched 404': 1,
       '/textures/:hash 404': 1,
     });

@@ -35,6 +35,18 @@ export function assertOk(r: Reply): any {
   return r.body.result;
 }
 
+/**
+ * What /join and /profiles answer every refusal with, status 200: a LauncherServer throws on
+ * `success:false` from them, and the throw ends its process.
+ */
+export const IN_BAND: Record<string, unknown> = { '/join': false, '/profiles': [] };
+
+/** Asserts a refusal as `path` gives it: in-band (see IN_BAND) for /join and /profiles, else the failure envelope. */
+export function assertRefused(r: Reply, path: string, status: number, error: string): void {
+  if (Object.hasOwn(IN_BAND, path)) assert.deepEqual(assertOk(r), IN_BAND[path], `${path} answers in-band`);
+  else assertFail(r, status, error);
+}
+
 /** Logs in and returns the /auth result (asserting success). */
 export async function login(s: RunningServer, name: string, password: string): Promise<any> {
   return assertOk(await s.post('/auth', { login: name, password }));

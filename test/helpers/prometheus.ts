@@ -33,6 +33,7 @@ export const METRIC_TYPES: Readonly<Record<string, MetricType>> = {
   auth_logins_total: 'counter',
   auth_joins_total: 'counter',
   auth_has_joined_total: 'counter',
+  auth_profiles_total: 'counter',
   auth_scrypt_queue_length: 'gauge',
   auth_scrypt_running: 'gauge',
   process_resident_memory_bytes: 'gauge',
@@ -45,6 +46,7 @@ export const OUTCOMES: Readonly<Record<string, string[]>> = {
   auth_logins_total: ['ok', 'bad_credentials', 'locked', 'throttled', 'busy', 'invalid', 'error'],
   auth_joins_total: ['ok', 'bad_token', 'invalid', 'error'],
   auth_has_joined_total: ['hit', 'miss', 'invalid', 'error'],
+  auth_profiles_total: ['ok', 'partial', 'refused', 'error'],
 };
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
