@@ -268,6 +268,13 @@ const CONTENT_TYPES = [
   '',
 ];
 
+/**
+ * The largest body generated: a little over the LauncherServer's limit. One far over it (MBs) is
+ * answered before it is all sent, and the closing connection may then cut the sending (EPIPE),
+ * which would say nothing of either server.
+ */
+const MAX_GENERATED_BODY = 128 * 1024;
+
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
 
 /** Objects without a prototype, so that a "__proto__" key is an own key and is sent. */
@@ -389,13 +396,20 @@ function generators(r: Random, p: Players) {
     else body = noBody();
     return { route: 'join', method: 'POST', path: JOIN, contentType: contentType(), body };
   };
+  /** A probe from `make` whose body is at most MAX_GENERATED_BODY (others are drawn again). */
+  const bounded = (make: () => Probe) => (): Probe => {
+    for (;;) {
+      const probe = make();
+      if ((probe.body?.length ?? 0) <= MAX_GENERATED_BODY) return probe;
+    }
+  };
 
   const name = (): unknown => (r.chance(0.4) ? r.pick(NAMES) : r.chance(0.5) ? text() : value(2));
   const lookup = (): Probe => {
     const k = r.int(20);
     let body: Buffer | undefined;
     if (k < 12) body = json(Array.from({ length: 1 + r.int(10) }, name));
-    else if (k < 14) body = json(Array.from({ length: 11 + r.int(2000) }, name)); // over its limit of 10
+    else if (k < 14) body = json(Array.from({ length: 11 + r.int(2000) }, () => (r.chance(0.5) ? r.pick(NAMES) : plain(16)))); // over its limit of 10
     else if (k < 15) body = json([]);
     else if (k < 16) body = json({ usernames: Array.from({ length: r.int(5) }, name) });
     else if (k < 17) body = json(r.chance(0.3) ? null : value(2));
@@ -423,7 +437,7 @@ function generators(r: Random, p: Players) {
     return get('profile', `${PROFILE}/${id}${r.pick(['', '?unsigned=true', '?unsigned=false', '?unsigned=x'])}`);
   };
 
-  return { join, lookup, hasJoined, profileGet };
+  return { join: bounded(join), lookup: bounded(lookup), hasJoined, profileGet };
 }
 
 /** The generated requests of one run, in a seeded order. */
