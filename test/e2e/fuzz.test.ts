@@ -11,10 +11,11 @@ import { Agent, request } from 'node:http';
 import { join as pathJoin } from 'node:path';
 import { startServer, addUser, tempDir } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { seededRandom, seedFrom, seedHex } from '../helpers/random.ts';
 import { assertOk, login, join } from './util.ts';
 
-const SEED = process.env.MCAUTH_FUZZ_SEED ? Number(process.env.MCAUTH_FUZZ_SEED) >>> 0 : 0x5eed2025;
-const SEED_HEX = `0x${SEED.toString(16).padStart(8, '0')}`;
+const SEED = seedFrom('MCAUTH_FUZZ_SEED', 0x5eed2025);
+const SEED_HEX = seedHex(SEED);
 const REQUESTS = 20_000;
 /** Requests in flight at once: far below the hash queue (64), so no 503 is ever due. */
 const IN_FLIGHT = 16;
@@ -24,22 +25,7 @@ const RUN_LIMIT_MS = 120_000;
 const REQUEST_TIMEOUT_MS = 15_000;
 const MAX_BODY = 64 * 1024;
 
-/** mulberry32: a tiny, fast PRNG with a 32-bit state; enough to make every run the same. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = mulberry32(SEED);
-const int = (n: number): number => Math.floor(random() * n);
-const chance = (p: number): boolean => random() < p;
-const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
+const { int, chance, pick } = seededRandom(SEED);
 
 // ---------------------------------------------------------------------------------------------
 // The world the fuzz runs in.
