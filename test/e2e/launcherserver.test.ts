@@ -5,7 +5,8 @@
 // profiles handlers do not catch: one such answer ends the LauncherServer process. So, for each
 // generation:
 // - the requests from the issue (a join with selectedProfile "not-a-uuid", one with a
-//   100-character accessToken, a profiles look-up of [1]) are answered, in-band on this side;
+//   100-character accessToken, a profiles look-up of [1]) and joins as large as it passes on are
+//   answered, in-band on this side;
 // - then generated requests (seeded: every JSON type in every field, strings up to 100 KB, odd
 //   Unicode, long lists, wrong content types, bodies that are not JSON or empty) to its join and
 //   profiles routes, and a few to hasJoined and profile: each answer is one the LauncherServer
@@ -510,22 +511,26 @@ for (const gen of GENERATIONS) {
       tmp?.cleanup();
     });
 
-    /** A join from the issue: the LauncherServer says "Invalid credentials.", and this service answered it with a 200. */
+    /** A join (an object, or the bytes to send): the LauncherServer says "Invalid credentials.", and this service answered it with a 200. */
     async function hostileJoin(body: unknown, what: string): Promise<void> {
       const before = logged(backend.stdout(), '/join').length;
-      const a = await sendTo(ls, postJson('join', JOIN, body), what);
+      const probe = Buffer.isBuffer(body) ? { ...postJson('join', JOIN, null), body } : postJson('join', JOIN, body);
+      const a = await sendTo(ls, probe, what);
       assert.equal(joinOutcome(a, what), 'false', `${what}: ${a.status} ${a.text}`);
       const lines = await loggedUntil(backend, '/join', before + 1);
       assert.equal(lines.length, before + 1);
       assert.equal(lines.at(-1)!.status, 200, `${what}: this service's answer`);
     }
 
-    test('the requests from the issue: refused in-band, and it lives on', async () => {
+    test('the requests from the issue, and joins as large as it passes on: refused in-band, and it lives on', async () => {
       const serverId = '-4f1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d';
       await hostileJoin({ accessToken: players.token.Alice, selectedProfile: 'not-a-uuid', serverId }, 'the join with selectedProfile "not-a-uuid"');
       await hostileJoin({ accessToken: 'a'.repeat(100), selectedProfile: undash(players.uuid.Alice!), serverId }, 'the join with a 100-character accessToken');
-      // It passes on any body under its own limit of 100 KB: this service must read such a body too.
+      // It passes on any body under its own limit of 100 KB: this service must read such a body too,
       await hostileJoin({ accessToken: players.token.Alice, selectedProfile: undash(players.uuid.Alice!), serverId: 'f'.repeat(90_000) }, 'a join of 90 KB');
+      // and what it makes of one: each byte that is not UTF-8 becomes U+FFFD, 3 bytes, so 95 KB become about 285 KB.
+      const notUtf8 = Buffer.concat([Buffer.from('{"accessToken":"'), Buffer.alloc(95_000, 0xff), Buffer.from(`","selectedProfile":"${undash(players.uuid.Alice!)}","serverId":"${serverId}"}`)]);
+      await hostileJoin(notUtf8, 'a join of 95 KB that are not UTF-8');
 
       const before = logged(backend.stdout(), '/profiles').length;
       const a = await sendTo(ls, postJson('profiles', PROFILES, [1]), 'the profiles look-up of [1]');
