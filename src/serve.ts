@@ -1,7 +1,7 @@
 // `serve`: the HTTP server over an open store, started and stopped as one unit.
 import { statSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
 import { answerClientError, createApp, type Area } from './http/app.ts';
 import { adminArea } from './admin/routes.ts';
@@ -11,7 +11,7 @@ import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
 import type { Store } from './store/store.ts';
-import { ADDRESS_LOGIN_WINDOW_MS, CONNECTIONS_CHECK_INTERVAL_MS, IDLE_SWEEP_MS } from './limits.ts';
+import { ADDRESS_LOGIN_WINDOW_MS, CONNECTIONS_CHECK_INTERVAL_MS } from './limits.ts';
 import type { Logger } from './ops/log.ts';
 import { createMetrics, metricsArea } from './ops/metrics.ts';
 import { createWindowLimit } from './ops/window-limit.ts';
@@ -202,15 +202,19 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     stop: async () => {
       stopping = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      // A kept-alive connection falls idle once its request is answered; close it then.
-      server.closeIdleConnections();
-      const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+      // The keep-alive race: closing a kept-alive connection that is idle can cross a request the
+      // client has just sent on it, which it then sees fail ("other side closed"; a LauncherServer
+      // crashes on that). No moment is safe for the server to close one, so it leaves them to the
+      // client: each answer's `Keep-Alive: timeout=N` told the client to drop the connection after
+      // N idle seconds (undici does, a little before), and a request that comes first is answered
+      // with `Connection: close`. Node's own keep-alive timer closes one a client forgot, a second
+      // after N (keepAliveTimeoutBuffer); --shutdown-timeout bounds it all. http.Server's close()
+      // would close idle connections at once, so the listener is closed as a net.Server's.
+      const closed = new Promise<void>((done) => NetServer.prototype.close.call(server, () => done()));
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<boolean>((done) => (timer = setTimeout(() => done(true), config.shutdownTimeout * 1000)));
       const late = await Promise.race([closed.then(() => false), timedOut]);
       const cut = late ? inFlight.size : 0;
-      clearInterval(sweep);
       clearTimeout(timer);
       // Also cuts connections that never finished sending their headers (no request yet).
       if (late) server.closeAllConnections();
