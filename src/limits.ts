@@ -97,8 +97,6 @@ export const MAX_PROFILES_CAP = 10_000;
 
 /** How long a stop waits for requests in flight before it cuts their connections and closes the store. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 10;
-/** While stopping, how often kept-alive connections are checked for having fallen idle (to be closed). */
-export const IDLE_SWEEP_MS = 50;
 
 /** Most --workers: far beyond any core count this is meant for; each worker holds its own memory. */
 export const MAX_WORKERS = 64;

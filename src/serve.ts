@@ -1,7 +1,7 @@
 // `serve`: the HTTP server over an open store, started and stopped as one unit.
 import { statSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
 import { answerClientError, createApp, endWithError, type Area } from './http/app.ts';
 import { HttpError, sendError } from './http/envelope.ts';
@@ -12,7 +12,7 @@ import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
 import type { Store } from './store/store.ts';
-import { ADDRESS_LOGIN_WINDOW_MS, CONNECTIONS_CHECK_INTERVAL_MS, IDLE_SWEEP_MS } from './limits.ts';
+import { ADDRESS_LOGIN_WINDOW_MS, CONNECTIONS_CHECK_INTERVAL_MS } from './limits.ts';
 import type { Logger } from './ops/log.ts';
 import { createMetrics, metricsArea } from './ops/metrics.ts';
 import { createWindowLimit } from './ops/window-limit.ts';
@@ -21,6 +21,8 @@ import type { Service } from './service/service.ts';
 export interface RunningServer {
   /** The one line that says where it listens and what it serves. */
   banner: string;
+  /** Where it listens (the socket's own address when systemd passed it). */
+  host: string;
   port: number;
   /** Requests begun and not yet over. */
   inFlight: () => number;
@@ -32,12 +34,37 @@ export interface RunningServer {
   stop: () => Promise<number>;
 }
 
+/** Where a server listens: an address and port, and the fd when the socket came from systemd. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+  systemdFd?: number;
+}
+
 /** The line that says where the server listens and what it serves (for all its workers, if several). */
-export function listeningLine(config: ServeConfig, port: number, users: number, workers = 1): string {
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+export function listeningLine(config: ServeConfig, at: ListenAddress, users: number, workers = 1): string {
+  const host = at.host.includes(':') ? `[${at.host}]` : at.host;
   const where = config.db === MEMORY_DB ? 'in memory' : `in ${config.db}`;
   const cluster = workers > 1 ? `, ${workers} workers` : '';
-  return `mcauth listening on http://${host}:${port}${normalizeBasePath(config.basePath)} (${users} ${users === 1 ? 'user' : 'users'} ${where}${cluster})`;
+  const socket = at.systemdFd === undefined ? '' : `, on the socket systemd passed as fd ${at.systemdFd}`;
+  return `mcauth listening on http://${host}:${at.port}${normalizeBasePath(config.basePath)} (${users} ${users === 1 ? 'user' : 'users'} ${where}${cluster}${socket})`;
+}
+
+/** Listens on the socket systemd passed as `fd` (in a worker: through node:cluster, on its primary's), else on --host and --port. */
+function listen(server: NetServer, config: ServeConfig, fd: number | undefined): Promise<void> {
+  const what = fd === undefined ? `${config.host}:${config.port}` : `the socket systemd passed as fd ${fd}`;
+  return new Promise<void>((listening, fail) => {
+    const refuse = (err: NodeJS.ErrnoException): void =>
+      fail(new Error(`cannot listen on ${what}: ${err.code === 'EADDRINUSE' ? 'the address is in use' : err.message}`));
+    server.once('error', refuse);
+    try {
+      if (fd === undefined) server.listen(config.port, config.host, () => listening());
+      else server.listen({ fd }, () => listening());
+    } catch (err) {
+      // A runtime that cannot take an inherited fd (or fd 3 that is no listening socket) may throw here.
+      refuse(err as NodeJS.ErrnoException);
+    }
+  });
 }
 
 /** What the start-up warnings are decided from besides the settings. */
@@ -115,6 +142,8 @@ export interface StartOptions {
   configFile?: ConfigFile;
   /** Log the start-up warnings (false in a worker: the primary logs them once). */
   warnings?: boolean;
+  /** The socket systemd passed, to listen on instead of --host and --port. */
+  systemdFd?: number;
 }
 
 /** The route groups the settings switch on, beside the five endpoints and health. */
@@ -142,7 +171,7 @@ function areas(service: Service, config: ServeConfig, render: (() => Promise<str
   ];
 }
 
-export async function startServer(config: ServeConfig, store: Store, log: Logger, { configFile, warnings = true }: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(config: ServeConfig, store: Store, log: Logger, { configFile, warnings = true, systemdFd }: StartOptions = {}): Promise<RunningServer> {
   const service = createService(store, toServiceOptions(config));
   await service.warmUp();
   const basePath = normalizeBasePath(config.basePath);
@@ -208,31 +237,32 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     sendError(res, 417, 'Expect is not supported, other than 100-continue', { connection: 'close' });
   });
 
-  await new Promise<void>((listening, fail) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      fail(new Error(`cannot listen on ${config.host}:${config.port}: ${err.code === 'EADDRINUSE' ? 'the address is in use' : err.message}`)),
-    );
-    server.listen(config.port, config.host, () => listening());
-  });
+  await listen(server, config, systemdFd);
 
-  const { port } = server.address() as AddressInfo;
-  if (warnings) for (const w of startupWarnings(config, { port, hostedTextures: await store.countTextures(), configFile })) log.warn(w);
+  const { address: host, port } = server.address() as AddressInfo;
+  // The warnings judge the address really listened on (systemd's socket's, not --host).
+  if (warnings) for (const w of startupWarnings({ ...config, host }, { port, hostedTextures: await store.countTextures(), configFile })) log.warn(w);
   return {
-    banner: listeningLine(config, port, await store.countUsers()),
+    banner: listeningLine(config, { host, port, systemdFd }, await store.countUsers()),
+    host,
     port,
     inFlight: () => inFlight.size,
     stop: async () => {
       stopping = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      // A kept-alive connection falls idle once its request is answered; close it then.
-      server.closeIdleConnections();
-      const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+      // The keep-alive race: closing a kept-alive connection that is idle can cross a request the
+      // client has just sent on it, which it then sees fail ("other side closed"; a LauncherServer
+      // crashes on that). No moment is safe for the server to close one, so it leaves them to the
+      // client: each answer's `Keep-Alive: timeout=N` told the client to drop the connection after
+      // N idle seconds (undici does, a little before), and a request that comes first is answered
+      // with `Connection: close`. Node's own keep-alive timer closes one a client forgot, a second
+      // after N (keepAliveTimeoutBuffer); --shutdown-timeout bounds it all. http.Server's close()
+      // would close idle connections at once, so the listener is closed as a net.Server's.
+      const closed = new Promise<void>((done) => NetServer.prototype.close.call(server, () => done()));
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<boolean>((done) => (timer = setTimeout(() => done(true), config.shutdownTimeout * 1000)));
       const late = await Promise.race([closed.then(() => false), timedOut]);
       const cut = late ? inFlight.size : 0;
-      clearInterval(sweep);
       clearTimeout(timer);
       // Also cuts connections that never finished sending their headers (no request yet).
       if (late) server.closeAllConnections();

@@ -1,6 +1,6 @@
-// deploy/: the systemd unit, the example config and the nginx example. The unit's sandboxing
-// lines are required; systemd-analyze verify accepts it (where systemd-analyze exists); its
-// ExecStart arguments with the example config are accepted by the real program; the example
+// deploy/: the systemd unit and its socket, the example config and the nginx example. The unit's
+// sandboxing lines are required, and it takes its socket from mcauth.socket; systemd-analyze
+// verify accepts both (where systemd-analyze exists); its ExecStart arguments with the example config are accepted by the real program; the example
 // config is valid and holds no secret; the nginx example keeps the service on loopback, passes
 // X-Forwarded-*, bounds bodies, logs no query string, and passes nginx -t (where nginx exists);
 // the Deno recipes (README, the unit) grant exactly the variables the program reads.
@@ -14,9 +14,11 @@ import { envName, resolveServeConfig, SERVE_OPTIONS, USER_SETTINGS, type ServeCo
 import { childEnv, ROOT, SERVER_JS, tempDir } from './helpers/process.ts';
 
 const UNIT_PATH = join(ROOT, 'deploy', 'mcauth.service');
+const SOCKET_PATH = join(ROOT, 'deploy', 'mcauth.socket');
 const EXAMPLE_CONFIG = join(ROOT, 'deploy', 'config.example.json');
 const NGINX_PATH = join(ROOT, 'deploy', 'nginx.conf');
 const UNIT = readFileSync(UNIT_PATH, 'utf8');
+const SOCKET = readFileSync(SOCKET_PATH, 'utf8');
 const NGINX = readFileSync(NGINX_PATH, 'utf8');
 
 const tmp = tempDir();
@@ -164,7 +166,8 @@ describe('deploy/mcauth.service', () => {
    * dist/server.js: verify refuses a unit whose binary is missing ("Command /usr/bin/node is not
    * executable"), and CI machines need not have /usr/bin/node. Everything else is verbatim.
    * Verify prints most problems (an unknown key, a bad value) as warnings and still exits 0, so a
-   * line naming the unit on stderr fails too.
+   * line naming the unit on stderr fails too. mcauth.socket, which the unit requires, is
+   * verified beside it.
    */
   function verify(text: string, name: string): { status: number | null; problems: string[] } {
     const dir = join(tmp.dir, name);
@@ -174,12 +177,27 @@ describe('deploy/mcauth.service', () => {
     const copy = text.replace(/^ExecStart=.*$/m, `ExecStart=${[process.execPath, SERVER_JS, ...args].join(' ')}`);
     assert.notEqual(copy, text, 'ExecStart was rewritten');
     writeFileSync(path, copy);
-    const r = spawnSync('systemd-analyze', ['verify', path], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SYSTEMD_LOG_COLOR: '0', SYSTEMD_PAGER: '' } });
-    const problems = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.includes(path) || l.includes('mcauth.service'));
+    writeFileSync(join(dir, 'mcauth.socket'), SOCKET);
+    const r = spawnSync('systemd-analyze', ['verify', path, join(dir, 'mcauth.socket')], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SYSTEMD_LOG_COLOR: '0', SYSTEMD_PAGER: '' } });
+    const problems = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.includes(dir) || /mcauth\.(service|socket)/.test(l));
     return { status: r.status, problems };
   }
 
   const analyze = findTool('systemd-analyze');
+
+  // Rule: the unit takes its listening socket from mcauth.socket (socket activation), on
+  // loopback at the example config's port, so a restart refuses no connection; a reload is SIGHUP.
+  test('requires mcauth.socket, which listens on loopback at the configured port, and reloads by SIGHUP', () => {
+    const unitSection = unit.get('Unit') ?? [];
+    assert.ok(unitSection.some(([k, v]) => k === 'Requires' && v.split(/\s+/).includes('mcauth.socket')), 'Requires=mcauth.socket');
+    assert.ok(unitSection.some(([k, v]) => k === 'After' && v.split(/\s+/).includes('mcauth.socket')), 'After=mcauth.socket');
+    assert.equal(value('ExecReload'), '/bin/kill -HUP $MAINPID');
+    const socket = parseUnit(SOCKET);
+    const listen = socket.get('Socket')?.filter(([k]) => k === 'ListenStream').map(([, v]) => v);
+    const example = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8')) as { host: string; port: number };
+    assert.deepEqual(listen, [`${example.host}:${example.port}`], 'one ListenStream=, where the example config would listen');
+    assert.equal(socket.get('Install')?.find(([k]) => k === 'WantedBy')?.[1], 'sockets.target');
+  });
 
   // Rule: systemd itself accepts every line of the unit.
   test('systemd-analyze verify accepts it', { skip: analyze ? false : 'systemd-analyze is not installed' }, () => {

@@ -2,14 +2,15 @@
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { listeningLine, startServer, startupWarnings } from '../serve.ts';
+import { listeningLine, startServer, startupWarnings, type ListenAddress } from '../serve.ts';
 import { quote, ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
 import { MEMORY_DB, openStore } from '../store/open.ts';
 import type { Synchronous } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
 import { createLogger, type Logger } from '../ops/log.ts';
-import { endBySignal, isWorker, startWorkers } from './workers.ts';
+import { endBySignal, isWorker, startWorkers, tellPrimaryListening } from './workers.ts';
+import { systemdSocketFd } from './systemd-socket.ts';
 import { BACKUP_HELP, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
 import { DB_OPTIONS, maskSecrets, toServiceOptions, USER_SETTINGS, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile, type ServeConfig } from './options.ts';
@@ -161,11 +162,21 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   const log = createLogger(config.logLevel, io.stdout, { buffered: true, format: config.logFormat });
   if (config.workers > 1 && !isWorker()) return runPrimary(config, log, io, file);
   if (!isWorker()) log.debug('settings in effect', { settings: maskSecrets(config) });
+  // A worker listens on its primary's socket from systemd (node:cluster passes the fd number on to the primary).
+  const systemdFd = systemdSocketFd(io.env, isWorker() ? process.ppid : process.pid);
   // With --workers, the primary logs the start-up warnings, once.
-  const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous }), log, { configFile: file, warnings: !isWorker() });
+  const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous }), log, { configFile: file, warnings: !isWorker(), systemdFd });
   // With --workers, the primary says where they listen, once.
-  if (isWorker()) log.debug(`worker ${running.banner}`);
-  else log.info(running.banner);
+  if (isWorker()) {
+    log.debug(`worker ${running.banner}`);
+    tellPrimaryListening({ host: running.host, port: running.port, systemdFd });
+    // SIGHUP is the primary's (a reload), also when a terminal or `systemctl kill` sends it to the whole group.
+    process.on('SIGHUP', () => {});
+  } else {
+    log.info(running.banner);
+    // One process cannot replace itself; better said than the default action, which would end it.
+    process.on('SIGHUP', () => log.info('mcauth ignores SIGHUP: only --workers above 1 reload; to run a new file, restart it (under socket activation no connection is refused meanwhile)'));
+  }
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
@@ -203,15 +214,16 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io, file: Config
   const users = await store.countUsers();
   const hostedTextures = await store.countTextures();
   await store.close();
-  let port: number;
+  let at: ListenAddress;
   try {
-    port = await startWorkers(config.workers, log);
+    at = await startWorkers(config.workers, log);
   } catch (err) {
     io.stderr.write(`mcauth: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  for (const w of startupWarnings(config, { port, hostedTextures, configFile: file })) log.warn(w);
-  log.info(listeningLine(config, port, users, config.workers));
+  // The warnings judge the address really listened on (systemd's socket's, not --host).
+  for (const w of startupWarnings({ ...config, host: at.host }, { port: at.port, hostedTextures, configFile: file })) log.warn(w);
+  log.info(listeningLine(config, at, users, config.workers));
   return undefined;
 }
 

@@ -1,9 +1,15 @@
 // --workers N: N server processes (node:cluster) that share the port and the database file. The
 // primary serves nothing itself: it starts the workers, says once where they listen, replaces
-// one that dies, and relays a stop. Every worker reads and writes the same SQLite file, and
-// nothing is cached between requests, so a write through one is seen by the others at once.
+// one that dies, relays a stop, and on SIGHUP replaces them all, one at a time, with new processes
+// of the program file as it is on disk now (each fork runs the file again): an upgrade with no
+// moment when no worker listens. Every worker reads and writes the same SQLite file, and nothing
+// is cached between requests, so a write through one is seen by the others at once.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../ops/log.ts';
+import type { ListenAddress } from '../serve.ts';
+
+/** A new worker of a reload that has not listened by then counts as failed; the old one keeps serving. */
+const RELOAD_START_TIMEOUT_MS = 60_000;
 
 export const isWorker = (): boolean => cluster.isWorker;
 
@@ -13,24 +19,69 @@ export function endBySignal(signal: NodeJS.Signals): void {
   process.kill(process.pid, signal);
 }
 
+/** What a worker sends its primary once it listens. */
+interface ListeningMessage {
+  mcauthListening: ListenAddress;
+}
+
+const isListeningMessage = (m: unknown): m is ListeningMessage => typeof m === 'object' && m !== null && 'mcauthListening' in m;
+
+/** In a worker: tells the primary where it listens (the cluster's own event does not know the address of an inherited socket). */
+export function tellPrimaryListening(at: ListenAddress): void {
+  const message: ListeningMessage = { mcauthListening: at };
+  process.send?.(message);
+}
+
+type Started = { worker: Worker; at: ListenAddress } | { reason: string };
+
 /**
  * Starts `count` workers (each runs this program again, with the same arguments) and resolves
- * to the port they listen on once all do; rejects when one fails before that (the caller then
- * ends the process: the cluster's handles would keep it alive).
+ * to where they listen once all do; rejects when one fails before that (the caller then ends the
+ * process: the cluster's handles would keep it alive).
  */
-export function startWorkers(count: number, log: Logger): Promise<number> {
-  let listening = 0;
-  let stopping = false;
-  const fork = (): Worker => cluster.fork();
-  for (let i = 0; i < count; i++) fork();
+export function startWorkers(count: number, log: Logger): Promise<ListenAddress> {
+  let phase: 'starting' | 'running' | 'stopping' | 'failed' = 'starting';
+  /** Workers that listen and have not been told to stop. */
+  const serving = new Set<Worker>();
+  let reloading = false;
+  let reloadQueued = false;
+  const pids = (workers: Iterable<Worker>): string => [...workers].map((w) => w.process.pid).join(', ');
+
+  /** Forks a worker; resolves once it listens, or with the reason it did not (it ended, or took longer than `ms`). */
+  const startOne = (ms?: number): Promise<Started> => {
+    const worker = cluster.fork();
+    return new Promise((done) => {
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (result: Started): void => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('exit', onExit);
+        done(result);
+      };
+      const onMessage = (m: unknown): void => {
+        if (!isListeningMessage(m)) return;
+        serving.add(worker);
+        finish({ worker, at: m.mcauthListening });
+      };
+      const onExit = (code: number | null, signal: string | null): void => finish({ reason: `worker ${worker.process.pid} ended: ${signal ?? `exit ${code}`}` });
+      worker.on('message', onMessage);
+      worker.once('exit', onExit);
+      if (ms !== undefined) {
+        timer = setTimeout(() => {
+          worker.process.kill('SIGKILL');
+          finish({ reason: `worker ${worker.process.pid} did not listen within ${ms / 1000} s` });
+        }, ms);
+      }
+    });
+  };
 
   const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) {
+    if (phase === 'stopping') {
       // A second signal: end every worker at once, then this process by the signal's own action.
       for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
       return endBySignal(signal);
     }
-    stopping = true;
+    phase = 'stopping';
     log.info(`mcauth stopping on ${signal}: each of the ${count} workers finishes its requests in flight`);
     // A worker ignores the same signal sent again (by a terminal or systemd to the whole group).
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
@@ -38,25 +89,83 @@ export function startWorkers(count: number, log: Logger): Promise<number> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
-  return new Promise((ready, fail) => {
-    cluster.on('listening', (_worker, address) => {
-      if (++listening === count) ready(address.port);
-    });
-    cluster.on('exit', (worker, code, signal) => {
-      const left = Object.keys(cluster.workers ?? {}).length;
-      if (stopping) {
-        if (left === 0) {
-          log.info('mcauth stopped: every worker has finished and closed the database');
-          process.exit(0);
-        }
-      } else if (listening < count) {
-        // It never served: its reason is on standard error. Starting another would fail the same way.
-        for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
-        fail(new Error(`a worker could not start (exit ${signal ?? code}); see its message above`));
-      } else {
-        log.error(`mcauth worker ${worker.process.pid} ended (${signal ?? `exit ${code}`}); starting another`);
-        fork();
+  /** Replaces the serving workers one at a time: a new one listens before its old one is told to stop. */
+  const replaceAll = async (): Promise<void> => {
+    const old = [...serving];
+    log.info(`mcauth reloading on SIGHUP: replacing the ${old.length} workers one at a time with new processes of ${process.argv[1]}`);
+    for (const [i, worker] of old.entries()) {
+      // One that ended meanwhile was replaced by a new process already.
+      if (!serving.has(worker)) continue;
+      const started = await startOne(RELOAD_START_TIMEOUT_MS);
+      if (phase !== 'running') return;
+      if ('reason' in started) {
+        log.error(`mcauth reload stopped: a new worker could not start (${started.reason}; see its message above); the ${serving.size} workers serving (${pids(serving)}) keep serving`);
+        return;
+      }
+      serving.delete(worker);
+      // Its graceful stop: it stops taking connections from the cluster and finishes those it has.
+      worker.process.kill('SIGTERM');
+      log.info(`mcauth reload: worker ${worker.process.pid} replaced by ${started.worker.process.pid} (${i + 1} of ${old.length}); the old one finishes its requests in flight`);
+    }
+    log.info(`mcauth reloaded: the ${serving.size} workers serving (${pids(serving)}) started after the SIGHUP`);
+  };
+
+  process.on('SIGHUP', () => {
+    if (phase !== 'running') return log.info(`mcauth ignores SIGHUP while ${phase === 'starting' ? 'starting' : 'stopping'}`);
+    if (reloading) {
+      // Queued, not ignored: the file may have changed again since this reload began, and workers it already replaced run the older one.
+      if (!reloadQueued) log.info('mcauth reload on SIGHUP queued: another reload follows the one under way');
+      reloadQueued = true;
+      return;
+    }
+    reloading = true;
+    void (async () => {
+      do {
+        reloadQueued = false;
+        await replaceAll();
+      } while (reloadQueued && phase === 'running');
+      reloading = false;
+    })();
+  });
+
+  cluster.on('exit', (worker, code, signal) => {
+    const wasServing = serving.delete(worker);
+    if (phase === 'stopping') {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        log.info('mcauth stopped: every worker has finished and closed the database');
+        process.exit(0);
+      }
+      return;
+    }
+    // One that never listened is reported by whoever started it; one a reload retired was expected to end.
+    if (!wasServing || phase !== 'running') return;
+    log.error(`mcauth worker ${worker.process.pid} ended (${signal ?? `exit ${code}`}); starting another`);
+    void startOne().then((started) => {
+      if (!('reason' in started) || phase !== 'running') return;
+      log.error(`mcauth could not start a worker in place of ${worker.process.pid} (${started.reason}); ${serving.size} serve`);
+      if (serving.size === 0 && !reloading) {
+        // Nothing listens: better a failed service, which its manager restarts, than a silent one.
+        log.error('mcauth has no worker left; exiting with status 1');
+        process.exit(1);
       }
     });
+  });
+
+  return new Promise((ready, fail) => {
+    let waiting = count;
+    for (let i = 0; i < count; i++) {
+      void startOne().then((started) => {
+        if (phase !== 'starting') return;
+        if ('reason' in started) {
+          // It never served: its reason is on standard error. Starting another would fail the same way.
+          phase = 'failed';
+          for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+          fail(new Error(`a worker could not start (${started.reason}); see its message above`));
+        } else if (--waiting === 0) {
+          phase = 'running';
+          ready(started.at);
+        }
+      });
+    }
   });
 }
