@@ -37,7 +37,7 @@ export const DEFAULT_HEADERS_TIMEOUT_SECONDS = 10;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 /** An idle keep-alive connection is closed after this. */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS = 5;
-/** Open connections at most; more are refused by the server until some close. */
+/** Open connections served; the requests of more are answered 503 (false on /join) and their connections closed. */
 export const DEFAULT_MAX_CONNECTIONS = 1024;
 /** How often Node checks the timeouts above (its default, 30 s, would let a slow client stay that long). */
 export const CONNECTIONS_CHECK_INTERVAL_MS = 1000;

@@ -181,8 +181,9 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(config.addressLoginLimit, ADDRESS_LOGIN_WINDOW_MS).take : undefined;
   let requestId = 0;
   // Past --max-connections, a connection's request is refused 503 (in-band on /join) and the
-  // connection closed: Node's own cap closes it without a word, which a LauncherServer takes
-  // as a failure it does not catch. At twice the cap, Node's cap drops new ones before they cost more.
+  // connection closed. Node's own cap (server.maxConnections, left unset) would close it without
+  // a word, which a LauncherServer takes as a failure it does not catch; so every connection is
+  // accepted and answered, bounded by the process's open files (LimitNOFILE in deploy/).
   let open = 0;
   const overCap = new WeakSet<Socket>();
   const app = createApp(service, {
@@ -223,7 +224,6 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       app(req, res);
     },
   );
-  server.maxConnections = 2 * config.maxConnections;
   server.on('connection', (socket: Socket) => {
     if (++open > config.maxConnections) overCap.add(socket);
     socket.once('close', () => open--);

@@ -201,7 +201,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'headersTimeout', flag: 'headers-timeout', arg: 'SECONDS', fallback: String(DEFAULT_HEADERS_TIMEOUT_SECONDS), help: 'time a client has to send its headers', ...integer(1, 3600) },
   { key: 'requestTimeout', flag: 'request-timeout', arg: 'SECONDS', fallback: String(DEFAULT_REQUEST_TIMEOUT_SECONDS), help: 'time a client has to send its whole request', ...integer(1, 3600) },
   { key: 'keepAliveTimeout', flag: 'keep-alive-timeout', arg: 'SECONDS', fallback: String(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), help: 'idle time before a kept-alive connection is closed', ...integer(1, 3600) },
-  { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections at most', ...integer(1, 1_000_000) },
+  { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections served; a request on one more is answered 503 (false on /join) and its connection closed', ...integer(1, 1_000_000) },
   { key: 'metrics', flag: 'metrics', arg: '', fallback: 'false', help: 'serves GET {base}/metrics in Prometheus\' format (behind --api-key when that is set)', ...flag },
   {
     key: 'minPasswordLength',

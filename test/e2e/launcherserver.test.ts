@@ -142,6 +142,7 @@ interface LoggedRequest {
   path: string;
   status: number;
   outcome?: string;
+  reason?: string;
 }
 
 /** The requests to `path` this service has logged so far (whole lines only). */
@@ -546,6 +547,29 @@ for (const gen of GENERATIONS) {
         assert.equal(logged(backend.stdout(), '/profiles').length, before);
       }
       assert.ok(ls.running(), 'the LauncherServer is still running');
+    });
+
+    test('a burst of joins over --max-connections: each one answered in-band, none closed without a word, and it lives on', async () => {
+      // Its HTTP client opens a connection a join in flight, with no limit of its own: 60 joins at
+      // once against a cap of 4. Node's own cap would close the rest without an answer.
+      const own = tempDir();
+      const db = pathJoin(own.dir, 'burst.db');
+      await addUser(db, 'Alice', PW);
+      const capped = await spawnListening([...serverCommand(), 'serve', '--port', '0', '--db', db, '--max-connections', '4']);
+      const front = await startLauncherServer(gen, `http://127.0.0.1:${capped.port}`);
+      try {
+        const body = { accessToken: 'b'.repeat(32), selectedProfile: undash(players.uuid.Alice!), serverId: '-5a6b7c8d9e0f' };
+        const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => sendTo(front, postJson('join', JOIN, body), `join ${i + 1} of the burst`)));
+        for (const [i, a] of answers.entries()) assert.equal(joinOutcome(a, `join ${i + 1}`), 'false');
+        const lines = await loggedUntil(capped, '/join', 60);
+        assert.ok(lines.every((l) => l.status === 200), 'every join answered 200');
+        assert.ok(lines.some((l) => l.reason === 'Too many connections; try again in a moment'), 'some joins were over the cap, and answered in-band');
+        assert.ok(front.running(), 'the LauncherServer is still running');
+      } finally {
+        await front.stop();
+        await capped.stop();
+        own.cleanup();
+      }
     });
 
     test(`${JOINS + LOOKUPS + GETS} generated requests (seed ${seedHex(SEED)}): every answer its own, every join and look-up passed on answered in-band`, async (t) => {
