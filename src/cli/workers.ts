@@ -37,9 +37,15 @@ type Started = { worker: Worker; at: ListenAddress } | { reason: string };
 /**
  * Starts `count` workers (each runs this program again, with the same arguments) and resolves
  * to where they listen once all do; rejects when one fails before that (the caller then ends the
- * process: the cluster's handles would keep it alive).
+ * process: the cluster's handles would keep it alive). `systemdSocket`: they listen on the
+ * socket systemd passed.
  */
-export function startWorkers(count: number, log: Logger): Promise<ListenAddress> {
+export function startWorkers(count: number, log: Logger, systemdSocket = false): Promise<ListenAddress> {
+  // On systemd's socket the workers accept from it themselves. Were the primary to accept and hand
+  // connections on (node:cluster's default on Linux), those it holds when the last worker stops
+  // would be closed, and a restart would reset them; left in the kernel's queue, they wait for
+  // the next process.
+  if (systemdSocket) cluster.schedulingPolicy = cluster.SCHED_NONE;
   let phase: 'starting' | 'running' | 'stopping' | 'failed' = 'starting';
   /** Workers that listen and have not been told to stop. */
   const serving = new Set<Worker>();
