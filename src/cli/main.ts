@@ -160,6 +160,9 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
     return 0;
   }
   const log = createLogger(config.logLevel, io.stdout, { buffered: true, format: config.logFormat });
+  // SIGHUP's default action ends a process: from here on none of the server's does (a terminal or
+  // `systemctl kill` may send it to the whole group while a reload's new worker starts).
+  process.on('SIGHUP', () => {});
   if (config.workers > 1 && !isWorker()) return runPrimary(config, log, io, file);
   if (!isWorker()) log.debug('settings in effect', { settings: maskSecrets(config) });
   // A worker listens on its primary's socket from systemd (node:cluster passes the fd number on to the primary).
@@ -170,8 +173,6 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   if (isWorker()) {
     log.debug(`worker ${running.banner}`);
     tellPrimaryListening({ host: running.host, port: running.port, systemdFd });
-    // SIGHUP is the primary's (a reload), also when a terminal or `systemctl kill` sends it to the whole group.
-    process.on('SIGHUP', () => {});
   } else {
     log.info(running.banner);
     // One process cannot replace itself; better said than the default action, which would end it.
@@ -216,7 +217,7 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io, file: Config
   await store.close();
   let at: ListenAddress;
   try {
-    at = await startWorkers(config.workers, log);
+    at = await startWorkers(config.workers, log, systemdSocketFd(io.env, process.pid) !== undefined);
   } catch (err) {
     io.stderr.write(`mcauth: ${(err as Error).message}\n`);
     process.exit(1);
