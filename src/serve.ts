@@ -127,6 +127,12 @@ export function startupWarnings(config: ServeConfig, facts: StartFacts): string[
     const vars = secrets.map((o) => envName(o.flag)).join(', ');
     warnings.push(`the config file holds ${keys}, and group or others have access to it: ${configOpen}; run chmod 600 ${file!.path}, or set ${vars} in the environment instead`);
   }
+  if (config.shutdownTimeout * 1000 < config.keepAliveTimeout * 1000 + KEEP_ALIVE_GRACE_MS) {
+    // At the end of a stop the connections still open are cut, idle kept-alive ones too: one may cross a request just sent on it.
+    warnings.push(
+      `--shutdown-timeout ${config.shutdownTimeout} is shorter than --keep-alive-timeout ${config.keepAliveTimeout} and the ${KEEP_ALIVE_GRACE_MS / 1000} s that follow it: a stop may cut an idle kept-alive connection just as its client sends on it, and a LauncherServer crashes on that; give --shutdown-timeout ${config.keepAliveTimeout + KEEP_ALIVE_GRACE_MS / 1000} or more`,
+    );
+  }
   if (config.apiKey === '' && !isLoopbackHost(config.host)) {
     const at = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${facts.port}`;
     const wildcard = config.host === '0.0.0.0' || config.host === '::';
@@ -214,6 +220,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       headersTimeout: config.headersTimeout * 1000,
       requestTimeout: config.requestTimeout * 1000,
       keepAliveTimeout: config.keepAliveTimeout * 1000,
+      keepAliveTimeoutBuffer: KEEP_ALIVE_GRACE_MS,
       connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
     },
     (req, res) => {
@@ -255,8 +262,8 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       // crashes on that). No moment is safe for the server to close one, so it leaves them to the
       // client: each answer's `Keep-Alive: timeout=N` told the client to drop the connection after
       // N idle seconds (undici does, a little before), and a request that comes first is answered
-      // with `Connection: close`. Node's own keep-alive timer closes one a client forgot, a second
-      // after N (keepAliveTimeoutBuffer); --shutdown-timeout bounds it all. http.Server's close()
+      // with `Connection: close`. Node's own keep-alive timer closes one a client forgot, 3 s
+      // after N (KEEP_ALIVE_GRACE_MS); --shutdown-timeout bounds it all. http.Server's close()
       // would close idle connections at once, so the listener is closed as a net.Server's.
       const closed = new Promise<void>((done) => NetServer.prototype.close.call(server, () => done()));
       let timer: NodeJS.Timeout | undefined;

@@ -187,7 +187,7 @@ describe('timeouts', { concurrency: true }, () => {
     assertCutWith408(c);
   });
 
-  test('--keep-alive-timeout 1: an idle kept-alive connection is closed within 3 s of the last answer', async () => {
+  test('--keep-alive-timeout 1: an idle kept-alive connection is closed within 1 s and the 3 s grace (6 s at most) of the last answer', async () => {
     const c = await connect(keepAlive.port);
     await c.write(request('GET', '/health'));
     assert.ok(await waitUntil(() => answers(c.text()).length === 1, 3000), c.text());
@@ -200,9 +200,9 @@ describe('timeouts', { concurrency: true }, () => {
     assert.equal(first!.status, 200);
     assert.deepEqual(second!.body, { success: true, result: { username: 'Alice' } });
     assert.ok(!c.isClosed(), 'closed right after the answer: not kept alive');
-    const closedAt = await Promise.race([c.closed, sleep(6000).then(() => 0)]);
+    const closedAt = await Promise.race([c.closed, sleep(9000).then(() => 0)]);
     assert.ok(closedAt !== 0, 'the idle connection was never closed');
-    assert.ok(closedAt - answeredAt < 3000, `closed ${closedAt - answeredAt} ms after the last answer`);
+    assert.ok(closedAt - answeredAt < 6000, `closed ${closedAt - answeredAt} ms after the last answer`);
     assert.ok(closedAt - answeredAt >= 500, `closed only ${closedAt - answeredAt} ms after the last answer`);
   });
 });

@@ -165,6 +165,18 @@ describe('--registration without --account-page', () => {
   });
 });
 
+describe('--shutdown-timeout shorter than --keep-alive-timeout and its grace', () => {
+  // Rule: a stop that ends before idle kept-alive connections are dropped by their clients cuts
+  // them, and one may cross a request just sent on it (which ends a LauncherServer).
+  test('one warning naming both and the least safe value; none at that value', async () => {
+    const db = await dbWithPlayer('shutdown.db');
+    assert.deepEqual(await warningsOf(['--db', db, '--shutdown-timeout', '7', '--keep-alive-timeout', '5']), [
+      '--shutdown-timeout 7 is shorter than --keep-alive-timeout 5 and the 3 s that follow it: a stop may cut an idle kept-alive connection just as its client sends on it, and a LauncherServer crashes on that; give --shutdown-timeout 8 or more',
+    ]);
+    assert.deepEqual(await warningsOf(['--db', db, '--shutdown-timeout', '8', '--keep-alive-timeout', '5']), []);
+  });
+});
+
 describe('a non-loopback --host without --api-key', () => {
   test('one warning saying what is exposed and what fixes it; none with --api-key or on loopback', async () => {
     const db = await dbWithPlayer('host.db');
