@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
+import { SYSTEMD_SOCKET_BACKLOG } from './cli/systemd-socket.ts';
 import { answerClientError, createApp, endWithError, type Area } from './http/app.ts';
 import { HttpError, sendError } from './http/envelope.ts';
 import { adminArea } from './admin/routes.ts';
@@ -59,13 +60,22 @@ function listen(server: NetServer, config: ServeConfig, fd: number | undefined):
     server.once('error', refuse);
     try {
       if (fd === undefined) server.listen(config.port, config.host, () => listening());
-      else server.listen({ fd }, () => listening());
+      else server.listen({ fd, backlog: SYSTEMD_SOCKET_BACKLOG }, () => listening());
     } catch (err) {
       // A runtime that cannot take an inherited fd (or fd 3 that is no listening socket) may throw here.
       refuse(err as NodeJS.ErrnoException);
     }
   });
 }
+
+/**
+ * How long past --keep-alive-timeout (which each answer's `Keep-Alive: timeout=` tells the client)
+ * an idle connection is kept before the server closes it: a client drops it first (undici a
+ * second or two early), even one whose event loop runs late on a busy host. Closed by the server
+ * first, it could cross a request the client has just sent on it, which the client then sees
+ * fail ("other side closed"; a LauncherServer crashes on that). Node 24.6 and later honour it.
+ */
+const KEEP_ALIVE_GRACE_MS = 3000;
 
 /** What the start-up warnings are decided from besides the settings. */
 export interface StartFacts {

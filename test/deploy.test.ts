@@ -11,6 +11,7 @@ import { delimiter, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { readConfigFile } from '../src/cli/config-file.ts';
 import { envName, resolveServeConfig, SERVE_OPTIONS, USER_SETTINGS, type ServeConfig } from '../src/cli/options.ts';
+import { SYSTEMD_SOCKET_BACKLOG } from '../src/cli/systemd-socket.ts';
 import { childEnv, ROOT, SERVER_JS, tempDir } from './helpers/process.ts';
 
 const UNIT_PATH = join(ROOT, 'deploy', 'mcauth.service');
@@ -197,6 +198,11 @@ describe('deploy/mcauth.service', () => {
     const example = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8')) as { host: string; port: number };
     assert.deepEqual(listen, [`${example.host}:${example.port}`], 'one ListenStream=, where the example config would listen');
     assert.equal(socket.get('Install')?.find(([k]) => k === 'WantedBy')?.[1], 'sockets.target');
+    // A service's IP filter does not apply to a socket passed to it: the socket unit has its own.
+    assert.deepEqual(socket.get('Socket')?.filter(([k]) => k.startsWith('IPAddress')), [['IPAddressAllow', 'localhost'], ['IPAddressDeny', 'any']]);
+    // Node listens on it again: with the unit's backlog, or its own 511 would replace it.
+    const backlog = socket.get('Socket')?.find(([k]) => k === 'Backlog')?.[1];
+    assert.equal(Number(backlog), SYSTEMD_SOCKET_BACKLOG, 'Backlog= as the server listens with it');
   });
 
   // Rule: systemd itself accepts every line of the unit.

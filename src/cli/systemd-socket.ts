@@ -7,6 +7,12 @@
 export const SYSTEMD_FIRST_FD = 3;
 
 /**
+ * The queue of connections not yet accepted, as deploy/mcauth.socket's Backlog= sets it: Node
+ * listens on the passed socket again, with its own default (511) unless told this.
+ */
+export const SYSTEMD_SOCKET_BACKLOG = 1024;
+
+/**
  * The fd of the listening socket systemd passed to process `pid`, or undefined when it passed
  * none. Variables inherited from a parent that was given them name another pid, and are ignored.
  * Only the first socket is used: the unit has one ListenStream=.
