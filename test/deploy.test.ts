@@ -268,7 +268,7 @@ describe('deploy/nginx.conf', () => {
   // Rule: the JSON refusals nginx writes itself carry nosniff, as mcauth's own answers do.
   test('every JSON answer nginx writes itself says X-Content-Type-Options: nosniff', () => {
     const blocks = [...NGINX.replace(/#[^\n]*/g, '').matchAll(/location[^{]*\{([^}]*)\}/g)].map((m) => m[1]!).filter((b) => /return \d+ '\{/.test(b));
-    assert.equal(blocks.length, 4, 'the 413, 429, 503 and /metrics answers');
+    assert.equal(blocks.length, 6, 'the 413, 429, 503 and /metrics answers, and the in-band refusals of /join and /profiles');
     for (const block of blocks) assert.match(block, /add_header\s+X-Content-Type-Options\s+nosniff\s+always\s*;/, block);
   });
 
@@ -290,15 +290,29 @@ describe('deploy/nginx.conf', () => {
     assert.equal(headers.get('host'), '$host');
   });
 
-  // Rule: bodies are bounded as mcauth bounds them: 64 KiB, 1 MiB for uploads only (admin API, account page).
-  test('limits bodies to 64 KiB, and uploads to 1 MiB', () => {
+  // Rule: bodies are bounded as mcauth bounds them: 64 KiB, 512 KiB for /join and /profiles, 1 MiB for uploads only (admin API, account page).
+  test('limits bodies to 64 KiB, /join and /profiles to 512 KiB, and uploads to 1 MiB', () => {
     const sizes = named('client_max_body_size').map(([v]) => v);
-    assert.deepEqual(sizes.sort(), ['1m', '1m', '64k']);
+    assert.deepEqual(sizes.sort(), ['1m', '1m', '512k', '512k', '64k']);
     const text = NGINX.replace(/#[^\n]*/g, '');
     const admin = /location\s+\/admin\/\s*\{([^}]*)\}/.exec(text);
     assert.ok(admin && /client_max_body_size\s+1m\s*;/.test(admin[1]!), 'the 1 MiB limit is inside location /admin/');
     const account = /location\s+~\s+\^\/account\/\(skin\|cape\)\$\s*\{([^}]*)\}/.exec(text);
     assert.ok(account && /client_max_body_size\s+1m\s*;/.test(account[1]!), 'and inside the account page\'s upload location');
+  });
+
+  // Rule: a LauncherServer crashes on a failure envelope from /join or /profiles: nginx's own
+  // refusals there (body too large, mcauth down) are in-band, as mcauth's are.
+  test('refuses in-band on /join and /profiles: false and []', () => {
+    const text = NGINX.replace(/#[^\n]*/g, '');
+    for (const [path, named, result] of [['/join', '@join_refused', 'false'], ['/profiles', '@profiles_refused', '[]']] as const) {
+      const location = new RegExp(`location = ${path} \\{([^}]*)\\}`).exec(text)?.[1] ?? '';
+      assert.match(location, /client_max_body_size\s+512k\s*;/, path);
+      assert.match(location, new RegExp(`error_page 413 502 503 504 = ${named};`), path);
+      const at = text.indexOf(`location ${named} {`);
+      const refusal = at === -1 ? '' : text.slice(at, text.indexOf('\n    }', at));
+      assert.ok(refusal.includes(`return 200 '{"success":true,"result":${result}}';`), `${named}: ${refusal}`);
+    }
   });
 
   // Rule: no access log carries a query string (the API key may travel as ?key=).
