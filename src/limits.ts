@@ -64,8 +64,8 @@ export const MIN_API_KEY_CHARS = 16;
 export const MAX_BODY_BYTES = 64 * 1024;
 /**
  * Largest /join and /profiles body read. A LauncherServer takes 100 KB from anyone and forwards it
- * re-serialized, which can triple it (an invalid UTF-8 byte becomes a 3-byte U+FFFD); past this
- * the answer is the same in-band refusal as for any other bad join.
+ * re-serialized, which can grow it about 4.5 times (1e20 becomes 21 digits; an invalid UTF-8 byte
+ * a 3-byte U+FFFD): about 450 KB. Past this the answer is the same in-band refusal as for any other.
  */
 export const MAX_RELAYED_BODY_BYTES = 512 * 1024;
 

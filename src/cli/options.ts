@@ -116,8 +116,8 @@ const oneOf =
     allowed.includes(t) ? t : { refused: `must be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` };
 
 export const SERVE_OPTIONS: OptionSpec[] = [
-  { key: 'host', flag: 'host', arg: 'HOST', fallback: DEFAULT_HOST, help: 'address to listen on (loopback: only this host can call it); another without --api-key starts with a warning', parse: text },
-  { key: 'port', flag: 'port', arg: 'N', fallback: String(DEFAULT_PORT), help: 'port to listen on (0: any free port)', ...integer(0, 65535) },
+  { key: 'host', flag: 'host', arg: 'HOST', fallback: DEFAULT_HOST, help: 'address to listen on (loopback: only this host can call it); another without --api-key starts with a warning; under systemd socket activation (LISTEN_FDS) the socket decides instead', parse: text },
+  { key: 'port', flag: 'port', arg: 'N', fallback: String(DEFAULT_PORT), help: 'port to listen on (0: any free port); under systemd socket activation the socket decides instead', ...integer(0, 65535) },
   { key: 'db', flag: 'db', arg: 'PATH', fallback: DEFAULT_DB, help: 'SQLite file, created if missing; :memory: keeps everything in memory', parse: text },
   { key: 'basePath', flag: 'base-path', arg: 'PATH', fallback: '', help: 'prefix of every endpoint, such as /mc', parse: (t) => t },
   {
@@ -267,7 +267,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     flag: 'workers',
     arg: 'N',
     fallback: '1',
-    help: 'server processes sharing the port and the database (node:cluster; Node only), such as one a core',
+    help: 'server processes sharing the port and the database (node:cluster; Node only), such as one a core; SIGHUP replaces them one at a time with the file on disk',
     ...integer(1, MAX_WORKERS),
   },
   {
