@@ -36,8 +36,8 @@ export interface AccountOptions {
 
 /**
  * Refusals given back to the registration limits: a name or password of the wrong form (400)
- * costs no hash and makes no player, and a full hash pool (503) is not the caller's doing. A
- * taken name or a wrong invite code counts: the password was hashed for it.
+ * makes no player, and a full hash pool (503) is not the caller's doing. A taken name or a wrong
+ * invite code counts: each is a probe of the names or the codes.
  */
 const freeRefusal = (err: unknown): boolean => err instanceof ServiceError && (err.kind === 'invalid' || err.kind === 'busy');
 

@@ -52,6 +52,8 @@ export function foreignHash(ctx: Context, hash: string): string {
 }
 
 const nameTaken = (name: string): ServiceError => new ServiceError('conflict', `The name ${quote(name)} is taken`);
+/** One message for an unknown, used, expired or revoked code: which it was is no one's business. */
+const badInvite = (): ServiceError => new ServiceError('forbidden', 'This invite code is not valid');
 
 export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   requireNewName(input.name);
@@ -59,12 +61,17 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   if (hash === undefined) requireNewPassword(password, ctx.options.minPasswordLength);
   const id = input.uuid !== undefined ? parseUuid(input.uuid) : input.offlineUuid ? offlineUuid(input.name) : randomUUID();
   if (id === undefined) throw invalid(`Invalid UUID ${quote(input.uuid!)}`);
+  const invite = input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() };
+  // What is cheap first (a flood of sign-ups with taken names or guessed codes costs no hash);
+  // createUser checks both again, atomically.
+  const inviteLive = async (i: { digest: string; now: number }) => (await ctx.store.listInvites(i.now)).some((live) => live.digest === i.digest);
+  if (await ctx.store.findUserByName(input.name)) throw nameTaken(input.name);
+  if (invite && !(await inviteLive(invite))) throw badInvite();
   const passwordHash = hash === undefined ? await hashInPool(ctx, password) : foreignHash(ctx, hash);
   const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
-  const created = await ctx.store.createUser(user, input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() });
+  const created = await ctx.store.createUser(user, invite);
   if (created === 'name_taken') throw nameTaken(input.name);
-  // One message for an unknown, used, expired or revoked code: which it was is no one's business.
-  if (created === 'invite_invalid') throw new ServiceError('forbidden', 'This invite code is not valid');
+  if (created === 'invite_invalid') throw badInvite();
   if (created === 'id_taken') throw new ServiceError('conflict', `The UUID ${id} belongs to another player`);
   return user;
 }
