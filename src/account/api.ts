@@ -10,13 +10,17 @@ import { clientAddress } from '../http/client-address.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField } from '../http/fields.ts';
 import type { Handler } from '../http/router.ts';
-import { NAME_PATTERN, REGISTRATION_WINDOW_MS } from '../limits.ts';
+import { NAME_PATTERN } from '../limits.ts';
 import { createWindowLimit } from '../ops/window-limit.ts';
 import { ServiceError } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import type { User } from '../store/store.ts';
-import { readUpload } from '../textures/upload.ts';
+import { setHostedTexture } from '../textures/hosted.ts';
+import { readUpload, type UploadSettings } from '../textures/upload.ts';
 import { renderPage, type AccountSettings } from './page.ts';
+
+/** The window both registration limits count in. */
+const REGISTRATION_WINDOW_MS = 60 * 60 * 1000;
 
 export interface AccountOptions {
   /** What the page is built for: who may sign up, the password policy, the base path. */
@@ -30,8 +34,8 @@ export interface AccountOptions {
   trustProxy: boolean;
   /** The --address-login-limit count, shared with /auth so that the two together get the limit once. */
   loginLimit?: (address: string, now: number) => number;
-  /** Hosted textures have a public address (--public-url); uploads are refused without one. */
-  hostsTextures: boolean;
+  /** Hosted textures have a public address (--public-url; uploads are refused without one), and --hd-textures. */
+  uploads: UploadSettings;
 }
 
 /**
@@ -93,7 +97,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
       sendResult(res, me(service, await work(req, user, token)));
     };
 
-  const upload = (kind: 'skin' | 'cape'): Handler => mine(async (req, user) => service.setHostedTexture(user.id, await readUpload(req, kind, options.hostsTextures)));
+  const upload = (kind: 'skin' | 'cape'): Handler => mine(async (req, user) => setHostedTexture(service, user.id, await readUpload(req, kind, options.uploads)));
   const clear = (kind: 'skin' | 'cape'): Handler => mine(async (_req, user) => service.setTextures(user.id, kind === 'skin' ? { skinUrl: null } : { capeUrl: null }));
 
   return {

@@ -1,7 +1,6 @@
 // Managing players: the rules the CLI and the admin API both go through.
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../crypto/password.ts';
-import { readTexture, type TextureKind } from '../textures/rules.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { MAX_LOCK_REASON_CHARS } from '../limits.ts';
 import { offlineUuid, parseUuid } from '../uuid.ts';
@@ -100,31 +99,6 @@ export async function setTextures(ctx: Context, name: string, change: TextureCha
   if (typeof change.skinUrl === 'string') requireUrl(change.skinUrl, ctx.options.allowHttpTextures);
   if (typeof change.capeUrl === 'string') requireUrl(change.capeUrl, ctx.options.allowHttpTextures);
   const user = await findUser(ctx, name);
-  await ctx.store.setTextures(user.id, change);
-  return reread(ctx, user);
-}
-
-export interface HostedUpload {
-  kind: TextureKind;
-  /** The file or request body as received. */
-  bytes: Buffer;
-  /** Skins only; left out, the player's model stays (classic for a first skin). */
-  isAlex?: boolean;
-  /** Accept whole multiples of the sizes; left out, as the service is set up. */
-  hd?: boolean;
-}
-
-/**
- * Stores an uploaded skin or cape for the player: a real PNG of the right size, kept with its
- * image chunks only and addressed by the SHA-256 of what is kept.
- */
-export async function setHostedTexture(ctx: Context, who: string, upload: HostedUpload): Promise<User> {
-  const texture = readTexture(upload.kind, upload.bytes, upload.hd ?? ctx.options.hdTextures);
-  if ('problem' in texture) throw invalid(texture.problem);
-  const user = await findUser(ctx, who);
-  // A skin's model: as given; else the player's, classic for a first skin. A cape leaves it be.
-  const isAlex = upload.isAlex ?? (user.skinUrl === null && user.skinHash === null ? false : user.isAlex);
-  const change: TextureChange = upload.kind === 'cape' ? { upload: texture, capeHash: texture.hash } : { upload: texture, skinHash: texture.hash, isAlex };
   await ctx.store.setTextures(user.id, change);
   return reread(ctx, user);
 }
