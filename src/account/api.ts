@@ -69,15 +69,22 @@ export function accountArea(service: Service, options: AccountOptions): Area {
   const perAddress = createWindowLimit(options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
   const inAll = createWindowLimit(options.registrationsPerHour, REGISTRATION_WINDOW_MS);
 
-  /** Counts a registration from `address`, or refuses it (429) when either limit is reached. */
-  const countRegistration = (address: string): void => {
+  /**
+   * Counts a registration from `address`, or refuses it (429) when a limit is reached. Past the
+   * hourly limit of all addresses, open sign-up takes an invite code (`code`, '' for none)
+   * instead of closing for everyone: such a sign-up is bounded by its invite, not counted in all.
+   * Says whether it is one (its code must then be used).
+   */
+  const countRegistration = (address: string, code: string): boolean => {
     const now = Date.now();
     const wait = perAddress.take(address, now);
     if (wait > 0) throw new HttpError(429, `Too many registrations from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
     const waitAll = inAll.take('', now);
-    if (waitAll === 0) return;
+    if (waitAll === 0) return false;
+    if (options.settings.registration === 'open' && code !== '') return true;
     perAddress.giveBack(address);
-    throw new HttpError(429, `Too many registrations this hour; try again in ${waitAll} s`, { 'retry-after': String(waitAll) });
+    const ask = options.settings.registration === 'open' ? ': sign up with an invite code, or try again' : '; try again';
+    throw new HttpError(429, `Too many registrations this hour${ask} in ${waitAll} s`, { 'retry-after': String(waitAll) });
   };
 
   /** The player whose live access token the request carries, and the token; 401 otherwise. */
@@ -119,17 +126,19 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           const name = stringField(body, 'name');
           const password = stringField(body, 'password');
           noteName(res, name);
-          // Open sign-up ignores a code; by invite, a missing one is as good as a wrong one.
-          const invite = registration === 'open' ? undefined : Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';
+          // By invite, a missing code is as good as a wrong one; open sign-up ignores one, but past
+          // the hourly limit of all it takes one.
+          const code = Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';
           const address = clientAddress(req, options.trustProxy);
-          countRegistration(address);
+          const pastLimit = countRegistration(address, code);
+          const invite = registration === 'invite' || pastLimit ? code : undefined;
           try {
             const { username, userUUID, accessToken } = await service.register({ name, password, invite, offlineUuid: options.offlineUuids });
             sendResult(res, { username, userUUID, accessToken });
           } catch (err) {
             if (freeRefusal(err)) {
               perAddress.giveBack(address);
-              inAll.giveBack('');
+              if (!pastLimit) inAll.giveBack('');
             }
             throw err;
           }
