@@ -42,20 +42,11 @@ export const DEFAULT_MAX_CONNECTIONS = 1024;
 /** How often Node checks the timeouts above (its default, 30 s, would let a slow client stay that long). */
 export const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
 
-/** Largest texture upload (as received): a 64×64 skin is a few KiB, an HD one a few hundred. */
-export const MAX_TEXTURE_BYTES = 1024 * 1024;
-
-/** Largest HD texture, as a multiple of the game's sizes: 16 makes a 1024×1024 skin. */
-export const MAX_HD_SCALE = 16;
-
 /** Longest reason given for a lock: one line a player reads at login. */
 export const MAX_LOCK_REASON_CHARS = 200;
 
 /** Longest external skin or cape URL: the common limit of browsers and CDNs; a game builds its textures property from it. */
 export const MAX_TEXTURE_URL_CHARS = 2048;
-
-/** Most players one page of the admin API's user list holds. */
-export const MAX_ADMIN_PAGE = 500;
 
 /** Shortest --api-key accepted: a key that can be guessed protects nothing. */
 export const MIN_API_KEY_CHARS = 16;
@@ -107,19 +98,11 @@ export const BUSY_TIMEOUT_MS = 5000;
 /** Longest /auth clientToken (Yggdrasil's shape): launchers send 32 hex digits or a UUID, and it is echoed back, so it is bounded. */
 export const MAX_CLIENT_TOKEN_CHARS = 128;
 
-/**
- * Most bytes a texture's image data may inflate to while it is checked: the largest HD texture
- * (1024×1024, 16-bit RGBA) implies under 8.4 MB, interlaced or not; a header claiming more is
- * refused before anything is inflated.
- */
-export const MAX_IMAGE_DATA_BYTES = 16 * 1024 * 1024;
 /** The longest player (a path's `who`) a log line carries: a name is 16, a dashed UUID 36. */
 export const MAX_LOGGED_PLAYER_CHARS = 64;
 
 /** The window --address-login-limit counts in. */
 export const ADDRESS_LOGIN_WINDOW_MS = 60 * 1000;
-/** Addresses a limit per client address remembers at most; when full, those whose window has ended are dropped. */
-export const MAX_TRACKED_ADDRESSES = 100_000;
 
 /** An invite registers one player unless told otherwise. */
 export const DEFAULT_INVITE_USES = 1;
@@ -137,5 +120,3 @@ export const MAX_RESET_TTL_SECONDS = 7 * 24 * 60 * 60;
 export const DEFAULT_REGISTRATIONS_PER_ADDRESS = 5;
 /** Registrations an hour from all addresses (--registrations-per-hour): a flood of new players stops here whatever its addresses. */
 export const DEFAULT_REGISTRATIONS_PER_HOUR = 60;
-/** The window both registration limits count in. */
-export const REGISTRATION_WINDOW_MS = 60 * 60 * 1000;

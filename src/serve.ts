@@ -164,13 +164,13 @@ export interface StartOptions {
 
 /** The route groups the settings switch on, beside the five endpoints and health. */
 function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: ((address: string, now: number) => number) | undefined): Area[] {
-  const hostsTextures = config.publicUrl !== '';
+  const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
   const { trustProxy, registrationsPerAddress, registrationsPerHour } = config;
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
-    ...(config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, hostsTextures, publicUrl: config.publicUrl, basePath })]),
+    ...(config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, uploads, publicUrl: config.publicUrl, basePath })]),
     ...(config.accountPage
       ? [
           accountArea(service, {
@@ -180,7 +180,7 @@ function areas(service: Service, config: ServeConfig, render: (() => Promise<str
             registrationsPerHour,
             trustProxy,
             loginLimit,
-            hostsTextures,
+            uploads,
           }),
         ]
       : []),

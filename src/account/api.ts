@@ -10,13 +10,17 @@ import { clientAddress } from '../http/client-address.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField } from '../http/fields.ts';
 import type { Handler } from '../http/router.ts';
-import { NAME_PATTERN, REGISTRATION_WINDOW_MS } from '../limits.ts';
+import { NAME_PATTERN } from '../limits.ts';
 import { createWindowLimit } from '../ops/window-limit.ts';
 import { ServiceError } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import type { User } from '../store/store.ts';
-import { readUpload } from '../textures/upload.ts';
+import { setHostedTexture } from '../textures/hosted.ts';
+import { readUpload, type UploadSettings } from '../textures/upload.ts';
 import { renderPage, type AccountSettings } from './page.ts';
+
+/** The window both registration limits count in. */
+const REGISTRATION_WINDOW_MS = 60 * 60 * 1000;
 
 export interface AccountOptions {
   /** What the page is built for: who may sign up, the password policy, the base path. */
@@ -30,14 +34,14 @@ export interface AccountOptions {
   trustProxy: boolean;
   /** The --address-login-limit count, shared with /auth so that the two together get the limit once. */
   loginLimit?: (address: string, now: number) => number;
-  /** Hosted textures have a public address (--public-url); uploads are refused without one. */
-  hostsTextures: boolean;
+  /** Hosted textures have a public address (--public-url; uploads are refused without one), and --hd-textures. */
+  uploads: UploadSettings;
 }
 
 /**
  * Refusals given back to the registration limits: a name or password of the wrong form (400)
- * costs no hash and makes no player, and a full hash pool (503) is not the caller's doing. A
- * taken name or a wrong invite code counts: the password was hashed for it.
+ * makes no player, and a full hash pool (503) is not the caller's doing. A taken name or a wrong
+ * invite code counts: each is a probe of the names or the codes.
  */
 const freeRefusal = (err: unknown): boolean => err instanceof ServiceError && (err.kind === 'invalid' || err.kind === 'busy');
 
@@ -65,15 +69,22 @@ export function accountArea(service: Service, options: AccountOptions): Area {
   const perAddress = createWindowLimit(options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
   const inAll = createWindowLimit(options.registrationsPerHour, REGISTRATION_WINDOW_MS);
 
-  /** Counts a registration from `address`, or refuses it (429) when either limit is reached. */
-  const countRegistration = (address: string): void => {
+  /**
+   * Counts a registration from `address`, or refuses it (429) when a limit is reached. Past the
+   * hourly limit of all addresses, open sign-up takes an invite code (`code`, '' for none)
+   * instead of closing for everyone: such a sign-up is bounded by its invite, not counted in all.
+   * Says whether it is one (its code must then be used).
+   */
+  const countRegistration = (address: string, code: string): boolean => {
     const now = Date.now();
     const wait = perAddress.take(address, now);
     if (wait > 0) throw new HttpError(429, `Too many registrations from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
     const waitAll = inAll.take('', now);
-    if (waitAll === 0) return;
+    if (waitAll === 0) return false;
+    if (options.settings.registration === 'open' && code !== '') return true;
     perAddress.giveBack(address);
-    throw new HttpError(429, `Too many registrations this hour; try again in ${waitAll} s`, { 'retry-after': String(waitAll) });
+    const ask = options.settings.registration === 'open' ? ': sign up with an invite code, or try again' : '; try again';
+    throw new HttpError(429, `Too many registrations this hour${ask} in ${waitAll} s`, { 'retry-after': String(waitAll) });
   };
 
   /** The player whose live access token the request carries, and the token; 401 otherwise. */
@@ -93,7 +104,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
       sendResult(res, me(service, await work(req, user, token)));
     };
 
-  const upload = (kind: 'skin' | 'cape'): Handler => mine(async (req, user) => service.setHostedTexture(user.id, await readUpload(req, kind, options.hostsTextures)));
+  const upload = (kind: 'skin' | 'cape'): Handler => mine(async (req, user) => setHostedTexture(service, user.id, await readUpload(req, kind, options.uploads)));
   const clear = (kind: 'skin' | 'cape'): Handler => mine(async (_req, user) => service.setTextures(user.id, kind === 'skin' ? { skinUrl: null } : { capeUrl: null }));
 
   return {
@@ -115,17 +126,19 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           const name = stringField(body, 'name');
           const password = stringField(body, 'password');
           noteName(res, name);
-          // Open sign-up ignores a code; by invite, a missing one is as good as a wrong one.
-          const invite = registration === 'open' ? undefined : Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';
+          // By invite, a missing code is as good as a wrong one; open sign-up ignores one, but past
+          // the hourly limit of all it takes one.
+          const code = Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';
           const address = clientAddress(req, options.trustProxy);
-          countRegistration(address);
+          const pastLimit = countRegistration(address, code);
+          const invite = registration === 'invite' || pastLimit ? code : undefined;
           try {
             const { username, userUUID, accessToken } = await service.register({ name, password, invite, offlineUuid: options.offlineUuids });
             sendResult(res, { username, userUUID, accessToken });
           } catch (err) {
             if (freeRefusal(err)) {
               perAddress.giveBack(address);
-              inAll.giveBack('');
+              if (!pastLimit) inAll.giveBack('');
             }
             throw err;
           }

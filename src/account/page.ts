@@ -390,10 +390,11 @@ const SCRIPT = String.raw`
 
   if ($('signup')) {
     onSubmit('signup', async () => {
-      const invite = $('signup-invite');
-      required(['signup-name', 'signup-password', 'signup-repeat'].concat(invite ? ['signup-invite'] : []));
+      const invite = $('signup-invite').value.trim();
+      const byInvite = app.dataset.registration === 'invite';
+      required(['signup-name', 'signup-password', 'signup-repeat'].concat(byInvite ? ['signup-invite'] : []));
       const body = { name: $('signup-name').value.trim(), password: newPassword('signup-password', 'signup-repeat') };
-      if (invite) body.invite = invite.value.trim();
+      if (byInvite || invite !== '') body.invite = invite;
       const result = await call('POST', 'register', body);
       await enter(result.accessToken);
     });
@@ -520,6 +521,9 @@ export function renderPage(settings: AccountSettings): { html: string; headers: 
   const fresh = (id: string, label: Key): string => field(id, t(label), `type="password" autocomplete="new-password" minlength="${escapeHtml(min)}"`, label === 'newPassword' || label === 'password' ? passwordHint : '');
   const strings: Partial<Strings> = Object.fromEntries(SCRIPT_KEYS.map((k) => [k, STRINGS[k as Key]]));
 
+  // Open sign-up takes a code too: past the hourly limit of all addresses, only one with a code passes.
+  const invited = settings.registration === 'invite';
+  const inviteField = field('signup-invite', t(invited ? 'invite' : 'inviteOptional'), 'type="text" name="invite" autocomplete="off" autocapitalize="none" spellcheck="false"', t(invited ? 'inviteHint' : 'inviteOptionalHint'));
   const signUp =
     settings.registration === 'off'
       ? ''
@@ -530,7 +534,7 @@ export function renderPage(settings: AccountSettings): { html: string; headers: 
 ${name('signup-name')}
 ${fresh('signup-password', 'password')}
 ${fresh('signup-repeat', 'repeatPassword')}
-${settings.registration === 'invite' ? field('signup-invite', t('invite'), 'type="text" name="invite" autocomplete="off" autocapitalize="none" spellcheck="false"', t('inviteHint')) : ''}
+${inviteField}
 <div class="actions"><button type="submit">${t('signUp')}</button></div>
 ${message('signup')}
 </form>

@@ -20,6 +20,8 @@ export const STRINGS = {
   currentPassword: 'Current password',
   invite: 'Invite code',
   inviteHint: 'Joining needs an invite: the code is in the link you were given.',
+  inviteOptional: 'Invite code (if you have one)',
+  inviteOptionalHint: 'Needed only when many players have joined within the hour; the page says so then.',
   signIn: 'Sign in',
   signUp: 'Create the account',
   setPassword: 'Set the password',

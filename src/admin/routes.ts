@@ -1,7 +1,7 @@
 // The admin API (--admin-token): managing players over HTTP for web cabinets and bots. It calls
 // the same service functions as the CLI, so a rule holds in both or in neither.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { INVITE_ID_CHARS, MAX_ADMIN_PAGE } from '../limits.ts';
+import { INVITE_ID_CHARS } from '../limits.ts';
 import type { Service } from '../service/service.ts';
 import type { InviteView } from '../service/invites.ts';
 import type { TextureChange, User } from '../store/store.ts';
@@ -10,14 +10,18 @@ import { jsonBody, knownQuery, stringField, type JsonObject } from '../http/fiel
 import { type Handler, type Params, type Routes } from '../http/router.ts';
 import { createKeyCheck } from '../http/api-key.ts';
 import { notePlayer, type Area } from '../http/app.ts';
-import { readUpload } from '../textures/upload.ts';
+import { setHostedTexture } from '../textures/hosted.ts';
+import { readUpload, type UploadSettings } from '../textures/upload.ts';
 import { accountLink } from '../account/links.ts';
+
+/** Most players one page of the admin API's user list holds. */
+const MAX_ADMIN_PAGE = 500;
 
 export interface AdminOptions {
   /** The admin token (--admin-token). */
   token: string;
-  /** Hosted textures need a public address to be answered with. */
-  hostsTextures: boolean;
+  /** Hosted textures need a public address to be answered with (--public-url), and --hd-textures. */
+  uploads: UploadSettings;
   /** --public-url ('' when unset) and the base path: invite and reset links are made of them. */
   publicUrl: string;
   basePath: string;
@@ -77,7 +81,7 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
       sendResult(res, view(user));
     };
 
-  const upload = (kind: 'skin' | 'cape'): Handler => answer(async (req, params) => service.setHostedTexture(who(params), await readUpload(req, kind, options.hostsTextures)));
+  const upload = (kind: 'skin' | 'cape'): Handler => answer(async (req, params) => setHostedTexture(service, who(params), await readUpload(req, kind, options.uploads)));
   const invite = (i: InviteView) => ({ id: i.id, usesLeft: i.usesLeft, createdAt: isoTime(i.createdAt), expiresAt: isoTime(i.expiresAt) });
   const link = (kind: 'invite' | 'reset', code: string): string | null => accountLink(options.publicUrl, options.basePath, kind, code) ?? null;
 

@@ -388,7 +388,7 @@ export function defaultServiceOptions(): ServiceOptions {
 }
 
 export function toServiceOptions(config: ServeConfig): ServiceOptions {
-  const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue, hdTextures, minPasswordLength, allowHttpTextures, resetTtl } = config;
+  const { variant, joinTtl, tokenTtl, maxProfiles, hashConcurrency, hashQueue, minPasswordLength, allowHttpTextures, resetTtl } = config;
   const hostedBase = config.publicUrl === '' ? undefined : `${config.publicUrl}${normalizeBasePath(config.basePath)}/textures/`;
   return {
     variant,
@@ -398,7 +398,6 @@ export function toServiceOptions(config: ServeConfig): ServiceOptions {
     hashConcurrency,
     hashQueue,
     hostedBase,
-    hdTextures,
     minPasswordLength,
     allowHttpTextures,
     resetTtlSeconds: resetTtl,

@@ -1,6 +1,6 @@
 // `user ...` commands: managing players in the database of a (possibly running) server.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { MAX_TEXTURE_BYTES } from '../limits.ts';
+import { MAX_TEXTURE_BYTES } from '../textures/limits.ts';
 import type { Writable } from 'node:stream';
 import { quote, ServiceError } from '../service/errors.ts';
 import { uploadSizeProblem } from '../textures/rules.ts';
@@ -10,6 +10,7 @@ import { accountLink } from '../account/links.ts';
 import { readNewPassword, type PasswordInput } from './password-input.ts';
 import { DB_OPTIONS, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
+import { setHostedTexture } from '../textures/hosted.ts';
 
 export const USER_HELP = `Commands (each takes --db PATH, or MCAUTH_DB, or --config FILE for its db and settings,
 and ends its output with "Database: /absolute/path", or "Created a new database at ...", also when it
@@ -161,7 +162,7 @@ async function upload(service: Service, { values, positionals: [name, file] }: C
   const tooBig = uploadSizeProblem(Math.max(size, bytes.length));
   if (tooBig) throw new ServiceError('invalid', tooBig);
   const isAlex = values.slim ? true : values.classic ? false : undefined;
-  const user = await service.setHostedTexture(name!, { kind, bytes, hd: values['hd-textures'] === true || settings.hdTextures, ...(isAlex === undefined ? {} : { isAlex }) });
+  const user = await setHostedTexture(service, name!, { kind, bytes, hd: values['hd-textures'] === true || settings.hdTextures, ...(isAlex === undefined ? {} : { isAlex }) });
   // The server's flags may set it, which this command cannot see; say what happens if they do not.
   if (settings.publicUrl === '') {
     stderr.write(`mcauth: warning: no public URL in MCAUTH_PUBLIC_URL or a --config file: a server started without --public-url leaves this ${kind} out of its answers\n`);

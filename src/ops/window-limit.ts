@@ -1,7 +1,9 @@
 // Limits of calls a key (a client address, or one key for all) in fixed windows of time, kept in
 // memory: each process counts its own calls, which is what a flood costs it. --address-login-limit
 // counts logins an address a minute; the account page counts registrations an hour.
-import { MAX_TRACKED_ADDRESSES } from '../limits.ts';
+
+/** Addresses a limit per client address remembers at most; when full, those whose window has ended are dropped. */
+const MAX_TRACKED_ADDRESSES = 100_000;
 
 export interface WindowLimit {
   /** Counts a call of `key` at `now` and gives 0; over the limit, counts nothing and gives the seconds until its window ends. */

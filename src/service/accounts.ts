@@ -1,7 +1,6 @@
 // Managing players: the rules the CLI and the admin API both go through.
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../crypto/password.ts';
-import { readTexture, type TextureKind } from '../textures/rules.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { MAX_LOCK_REASON_CHARS } from '../limits.ts';
 import { offlineUuid, parseUuid } from '../uuid.ts';
@@ -52,6 +51,8 @@ export function foreignHash(ctx: Context, hash: string): string {
 }
 
 const nameTaken = (name: string): ServiceError => new ServiceError('conflict', `The name ${quote(name)} is taken`);
+/** One message for an unknown, used, expired or revoked code: which it was is no one's business. */
+const badInvite = (): ServiceError => new ServiceError('forbidden', 'This invite code is not valid');
 
 export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   requireNewName(input.name);
@@ -59,12 +60,17 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   if (hash === undefined) requireNewPassword(password, ctx.options.minPasswordLength);
   const id = input.uuid !== undefined ? parseUuid(input.uuid) : input.offlineUuid ? offlineUuid(input.name) : randomUUID();
   if (id === undefined) throw invalid(`Invalid UUID ${quote(input.uuid!)}`);
+  const invite = input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() };
+  // What is cheap first (a flood of sign-ups with taken names or guessed codes costs no hash);
+  // createUser checks both again, atomically.
+  const inviteLive = async (i: { digest: string; now: number }) => (await ctx.store.listInvites(i.now)).some((live) => live.digest === i.digest);
+  if (await ctx.store.findUserByName(input.name)) throw nameTaken(input.name);
+  if (invite && !(await inviteLive(invite))) throw badInvite();
   const passwordHash = hash === undefined ? await hashInPool(ctx, password) : foreignHash(ctx, hash);
   const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
-  const created = await ctx.store.createUser(user, input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() });
+  const created = await ctx.store.createUser(user, invite);
   if (created === 'name_taken') throw nameTaken(input.name);
-  // One message for an unknown, used, expired or revoked code: which it was is no one's business.
-  if (created === 'invite_invalid') throw new ServiceError('forbidden', 'This invite code is not valid');
+  if (created === 'invite_invalid') throw badInvite();
   if (created === 'id_taken') throw new ServiceError('conflict', `The UUID ${id} belongs to another player`);
   return user;
 }
@@ -93,31 +99,6 @@ export async function setTextures(ctx: Context, name: string, change: TextureCha
   if (typeof change.skinUrl === 'string') requireUrl(change.skinUrl, ctx.options.allowHttpTextures);
   if (typeof change.capeUrl === 'string') requireUrl(change.capeUrl, ctx.options.allowHttpTextures);
   const user = await findUser(ctx, name);
-  await ctx.store.setTextures(user.id, change);
-  return reread(ctx, user);
-}
-
-export interface HostedUpload {
-  kind: TextureKind;
-  /** The file or request body as received. */
-  bytes: Buffer;
-  /** Skins only; left out, the player's model stays (classic for a first skin). */
-  isAlex?: boolean;
-  /** Accept whole multiples of the sizes; left out, as the service is set up. */
-  hd?: boolean;
-}
-
-/**
- * Stores an uploaded skin or cape for the player: a real PNG of the right size, kept with its
- * image chunks only and addressed by the SHA-256 of what is kept.
- */
-export async function setHostedTexture(ctx: Context, who: string, upload: HostedUpload): Promise<User> {
-  const texture = readTexture(upload.kind, upload.bytes, upload.hd ?? ctx.options.hdTextures);
-  if ('problem' in texture) throw invalid(texture.problem);
-  const user = await findUser(ctx, who);
-  // A skin's model: as given; else the player's, classic for a first skin. A cape leaves it be.
-  const isAlex = upload.isAlex ?? (user.skinUrl === null && user.skinHash === null ? false : user.isAlex);
-  const change: TextureChange = upload.kind === 'cape' ? { upload: texture, capeHash: texture.hash } : { upload: texture, skinHash: texture.hash, isAlex };
   await ctx.store.setTextures(user.id, change);
   return reread(ctx, user);
 }

@@ -21,8 +21,6 @@ export interface ServiceOptions {
   hashQueue: number;
   /** The public address of hosted textures, up to the hash: {--public-url}{base}/textures/; none without --public-url. */
   hostedBase: string | undefined;
-  /** Accept whole multiples of the game's texture sizes. */
-  hdTextures: boolean;
   joinTtlSeconds: number;
   tokenTtlSeconds: number;
   maxProfiles: number;

@@ -16,10 +16,15 @@ export async function createResetCode(ctx: Context, who: string): Promise<{ user
   return { user, code, expiresAt };
 }
 
-/** Sets the password of the code's player and ends every session; the code is then used up. */
+/**
+ * Sets the password of the code's player and ends every session; the code is then used up. The
+ * code is looked up before the password is hashed: a guessed code costs a digest, not a hash.
+ */
 export async function resetPassword(ctx: Context, code: string, password: string): Promise<User> {
   requireNewPassword(password, ctx.options.minPasswordLength);
-  const id = await ctx.store.useResetCode(digestToken(code), ctx.now(), await hashInPool(ctx, password));
+  const digest = digestToken(code);
+  const live = (await ctx.store.findResetCode(digest, ctx.now())) !== undefined;
+  const id = live ? await ctx.store.useResetCode(digest, ctx.now(), await hashInPool(ctx, password)) : undefined;
   const user = id === undefined ? undefined : await ctx.store.findUserById(id);
   // One message for an unknown, used or expired code.
   if (!user) throw invalid('This reset link is not valid');

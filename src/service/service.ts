@@ -35,7 +35,6 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     listUsers: (after?: string, limit?: number) => accounts.listUsers(ctx, after, limit),
     findUser: (who: string) => accounts.findUser(ctx, who),
     setTextures: (who: string, change: TextureChange) => accounts.setTextures(ctx, who, change),
-    setHostedTexture: (who: string, upload: accounts.HostedUpload) => accounts.setHostedTexture(ctx, who, upload),
     revokeSessions: (who: string) => accounts.revokeSessions(ctx, who),
     lockUser: (who: string, reason?: string) => accounts.lockUser(ctx, who, reason),
     unlockUser: (who: string) => accounts.unlockUser(ctx, who),

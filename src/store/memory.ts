@@ -16,6 +16,7 @@ export function createMemoryStore(): Store {
     for (const hash of hashes) if (hash !== null && !worn(hash)) textures.delete(hash);
   };
 
+  const liveReset = (digest: string, now: number): string | undefined => [...resets].find(([, r]) => r.digest === digest && r.expiresAt > now)?.[0];
   const copy = (u: User | undefined): User | undefined => (u ? { ...u } : undefined);
   // A Player is fields of a User: the whole copy serves as one.
   const findUserById = async (id: string): Promise<User | undefined> => copy(users.get(id));
@@ -176,8 +177,11 @@ export function createMemoryStore(): Store {
       resets.set(userId, { digest, expiresAt });
       return true;
     },
+    async findResetCode(digest, now) {
+      return liveReset(digest, now);
+    },
     async useResetCode(digest, now, hash) {
-      const [id] = [...resets].find(([, r]) => r.digest === digest && r.expiresAt > now) ?? [];
+      const id = liveReset(digest, now);
       if (id === undefined) return undefined;
       resets.delete(id);
       users.get(id)!.passwordHash = hash;

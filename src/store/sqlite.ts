@@ -135,6 +135,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     deleteInvites: sql('DELETE FROM invites WHERE substr(digest, 1, length(?1)) = ?1'),
     setReset: sql('INSERT OR REPLACE INTO reset_codes (user_id, digest, expires_at) SELECT id, ?2, ?3 FROM users WHERE id = ?1'),
     useReset: sql('DELETE FROM reset_codes WHERE digest = ? AND expires_at > ? RETURNING user_id'),
+    findReset: sql('SELECT user_id FROM reset_codes WHERE digest = ? AND expires_at > ?'),
     dropReset: sql('DELETE FROM reset_codes WHERE user_id = ?'),
   };
 
@@ -270,6 +271,9 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     },
     async setResetCode(userId, digest, expiresAt) {
       return transaction(db, () => q.setReset.run(userId, digest, expiresAt).changes === 1);
+    },
+    async findResetCode(digest, now) {
+      return (q.findReset.get(digest, now) as { user_id: string } | undefined)?.user_id;
     },
     async useResetCode(digest, now, hash) {
       return transaction(db, () => {

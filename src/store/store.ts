@@ -126,6 +126,8 @@ export interface Store {
   deleteInvites(prefix: string): Promise<number>;
   /** Gives the user a reset code (its digest), replacing any earlier one: one live code a player. False when there is no such user. */
   setResetCode(userId: string, digest: string, expiresAt: number): Promise<boolean>;
+  /** The id of the user whose reset code `digest` is live at `now`; nothing is changed. */
+  findResetCode(digest: string, now: number): Promise<string | undefined>;
   /**
    * With the reset code `digest`, live at `now`: voids it, sets the hash and ends every session
    * of its user, atomically, and returns the user's id; undefined, and nothing written, without one.

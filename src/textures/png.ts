@@ -3,7 +3,7 @@
 // (IHDR, PLTE, tRNS, IDAT, IEND) are kept, so no text, time or other metadata is ever served.
 // checkImageData then inflates the image data, bounded by the size the header implies.
 import { inflateSync } from 'node:zlib';
-import { MAX_IMAGE_DATA_BYTES } from '../limits.ts';
+import { MAX_IMAGE_DATA_BYTES } from './limits.ts';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const KEPT = new Set(['IHDR', 'PLTE', 'tRNS', 'IDAT', 'IEND']);

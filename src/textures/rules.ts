@@ -1,6 +1,6 @@
 // What the game accepts as a skin or a cape, and how big an upload may be.
 import { createHash } from 'node:crypto';
-import { MAX_HD_SCALE, MAX_TEXTURE_BYTES } from '../limits.ts';
+import { MAX_HD_SCALE, MAX_TEXTURE_BYTES } from './limits.ts';
 import { checkImageData, PngError, readPng } from './png.ts';
 
 export type TextureKind = 'skin' | 'cape';

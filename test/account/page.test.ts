@@ -112,8 +112,11 @@ test('the sign-up form follows the registration setting', () => {
   const ids = (registration: AccountSettings['registration']): string[] => tags(page({ registration }).html).flatMap((t) => t.attrs.get('id') ?? []);
   assert.ok(!ids('off').some((id) => id.startsWith('signup')));
   assert.ok(ids('open').includes('signup-name'));
-  assert.ok(!ids('open').includes('signup-invite'));
+  // Open sign-up takes a code past the hourly limit of all: the field is there, and not required.
+  assert.ok(ids('open').includes('signup-invite'));
+  assert.match(page({ registration: 'open' }).html, /<label for="signup-invite">Invite code \(if you have one\)<\/label>/);
   assert.ok(ids('invite').includes('signup-invite'));
+  assert.match(page({ registration: 'invite' }).html, /<label for="signup-invite">Invite code<\/label>/);
   assert.match(page({ minPasswordLength: 12 }).html, /minlength="12"/);
 });
 
@@ -141,8 +144,11 @@ test('every word shown comes from strings.ts, and every string there is used', (
       if (value !== undefined) assert.ok(shown(value), `${attr} not from strings.ts: ${value}`);
     }
   }
+  // Open sign-up's page shows the invite field's words of its own.
+  const open = page({ registration: 'open' }).html;
+  const openTexts = open.split(/<[^>]*>/).map((t) => unescape(t).trim());
   for (const [key, value] of Object.entries(STRINGS)) {
-    const inMarkup = texts.some((t) => asPattern(value).test(t));
+    const inMarkup = [...texts, ...openTexts].some((t) => asPattern(value).test(t));
     const inAttr = markup.includes(`"${escapeHtml(value)}"`);
     assert.ok(inMarkup || inAttr || used.has(key), `strings.ts has ${key}, which the page never shows`);
   }

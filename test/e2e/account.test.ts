@@ -413,9 +413,19 @@ describe('registration limits', () => {
       // 10.9.9.9, 10.0.0.1 twice and the taken name: the 4 of the hour are gone, from any address.
       const all = await post(limits, 'register', { name: 'AddrFour', password: 'addr-password' }, { headers: from('10.0.0.3') });
       assert.equal(all.status, 429, all.text);
-      assert.match(all.body.error, /^Too many registrations this hour; try again in \d+ s$/);
+      assert.match(all.body.error, /^Too many registrations this hour: sign up with an invite code, or try again in \d+ s$/);
       assert.ok(Number(all.headers.get('retry-after')) > 0);
       assertFail(await post(limits, 'login', { name: 'AddrFour', password: 'addr-password' }), 401, 'Wrong login or password');
+      // Past the hour's limit of all, open sign-up takes an invite code instead of closing: a live
+      // one passes (and is used up), a wrong one is refused, and the limit per address still holds.
+      const created = await runCli(['invite', 'create', '--db', pathJoin(tmp.dir, 'registration-limits.db')]);
+      assert.equal(created.code, 0, created.stderr);
+      const code = /[0-9a-f]{32}/.exec(created.stdout)![0];
+      assertFail(await post(limits, 'register', { name: 'AddrFour', password: 'addr-password', invite: 'not-a-code' }, { headers: from('10.0.0.3') }), 403, 'This invite code is not valid');
+      await register(limits, 'AddrFour', 'addr-password', { invite: code }, from('10.0.0.3'));
+      assertFail(await post(limits, 'register', { name: 'AddrFive', password: 'addr-password', invite: code }, { headers: from('10.0.0.4') }), 403, 'This invite code is not valid');
+      const perAddress = await post(limits, 'register', { name: 'AddrSix', password: 'addr-password', invite: code }, { headers: from('10.0.0.1') });
+      assert.match(perAddress.body.error, /^Too many registrations from this address/);
     });
   });
 

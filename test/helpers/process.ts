@@ -295,14 +295,15 @@ export interface Timed {
 
 /**
  * A POST on a connection of its own (no pooling, so no request waits for a free socket), timed;
- * rejects when the connection breaks (as on SIGKILL).
+ * rejects when the connection breaks (as on SIGKILL). `from`: the loopback address to send from
+ * (all of 127/8 reaches a server on 127.0.0.1), for tests of per-client rules.
  */
-export function timedPost(port: number, path: string, body: unknown, timeoutMs = 30_000): Promise<Timed> {
+export function timedPost(port: number, path: string, body: unknown, timeoutMs = 30_000, from?: string): Promise<Timed> {
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((done, fail) => {
     const sentAt = performance.now();
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path, agent: false, headers: { 'content-type': 'application/json', 'content-length': payload.length } },
+      { host: '127.0.0.1', port, method: 'POST', path, agent: false, localAddress: from, headers: { 'content-type': 'application/json', 'content-length': payload.length } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -94,7 +94,7 @@ test("PBKDF2-SHA256 in Django's form and AuthMe's hexadecimal and base64 forms",
   ]);
   const key = '5yPHw3rwJGECpUf70daLGhOrQ5+AMxIJdz1c3bqK1Rs=';
   assertProblems([
-    [`pbkdf2_sha256$${PBKDF2_MAX_ITERATIONS + 1}$salt$${key}`, /above this service's limit of 10000000/],
+    [`pbkdf2_sha256$${PBKDF2_MAX_ITERATIONS + 1}$salt$${key}`, /above this service's limit of 2000000/],
     [`pbkdf2_sha256$0$salt$${key}`, /not a positive whole number/],
     [`pbkdf2_sha256$1e4$salt$${key}`, /not a positive whole number/],
     [`pbkdf2_sha256$10000$$${key}`, /salt is empty/],
@@ -147,6 +147,9 @@ test('malformed or too costly argon2 strings each say why', () => {
     [`$argon2id$v=16$m=65536,t=2,p=1$${tail}`, /version 16 is not supported/],
     [`$argon2id$v=19$m=${ARGON2_MAX_MEMORY_KIB * 2},t=2,p=1$${tail}`, /memory 524288 KiB is above this service's limit/],
     [`$argon2id$v=19$m=65536,t=11,p=1$${tail}`, /passes 11 are above/],
+    // About a second of work at most: libsodium's moderate level (256 MiB, 3 passes) is over it.
+    [`$argon2id$v=19$m=262144,t=3,p=1$${tail}`, /work of 262144 KiB times 3 passes is above this service's limit of 524288 KiB/],
+    [`$argon2id$v=19$m=131072,t=5,p=1$${tail}`, /work of 131072 KiB times 5 passes is above/],
     [`$argon2id$v=19$m=65536,t=2,p=17$${tail}`, /parallelism 17 is above/],
     [`$argon2id$v=19$m=8,t=2,p=2$${tail}`, /at least 8 KiB per lane/],
     [`$argon2id$v=19$m=65536,t=0,p=1$${tail}`, /malformed/],
@@ -197,4 +200,20 @@ test('on Deno, the formats and the workers run from the sources', { skip: !exist
   // Deno 2.9 has no crypto.argon2: the hash is kept, and its verification refused with a reason.
   const argon2Missing = out.argon2.needs === 'argon2';
   assert.equal(out.argon2Answer, argon2Missing ? 'UnsupportedHashError' : 'true');
+});
+
+test('a hash imported under a higher limit is not checked: the login is refused as one this server cannot check, with a reset link as the way on', async () => {
+  const workers = startHashWorkers(1);
+  try {
+    const body = 'IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0abcdefghijklmnopqrstuvw';
+    for (const stored of [`$2y$14$${body}`, `pbkdf2_sha256$${PBKDF2_MAX_ITERATIONS + 1}$salt$5yPHw3rwJGECpUf70daLGhOrQ5+AMxIJdz1c3bqK1Rs=`, '$argon2id$v=19$m=262144,t=3,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc']) {
+      await assert.rejects(verifyForeignHash('any password', stored, workers), (err: unknown) => {
+        assert.ok(err instanceof UnsupportedHashError, String(err));
+        assert.match(err.message, /above this service's limit .*; an admin can give the player a reset link$/);
+        return true;
+      });
+    }
+  } finally {
+    await workers.close();
+  }
 });

@@ -354,6 +354,9 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       await store.createUser(user('Bob', B));
       assert.equal(await store.setResetCode(A, 'r1', 1000), true);
       assert.equal(await store.setResetCode(A, 'r2', 1000), true);
+      assert.equal(await store.findResetCode('r1', 10), undefined, 'voided by the newer code');
+      assert.equal(await store.findResetCode('r2', 999), A, 'live before expiresAt');
+      assert.equal(await store.findResetCode('r2', 1000), undefined, 'expired at expiresAt');
       assert.equal(await store.useResetCode('r1', 10, 'h1'), undefined, 'voided by the newer code');
       await store.recordLogin(A, HASH, 'd', 0, 1e12, 16);
       await store.recordJoin('d', A, 's', 5);
@@ -364,6 +367,7 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.findJoin('alice', 's', 0), undefined);
       assert.equal(await store.recordJoin('d', A, 's', 1000), false, 'every token ended');
       assert.equal(await store.useResetCode('r2', 999, 'h3'), undefined, 'used once');
+      assert.equal(await store.findResetCode('r2', 999), undefined, 'gone once used');
       assert.equal(await store.setResetCode(C, 'r3', 1000), false, 'no such user');
       assert.equal(await store.useResetCode('r3', 0, 'h'), undefined);
     });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { MAX_IMAGE_DATA_BYTES } from '../../src/limits.ts';
+import { MAX_IMAGE_DATA_BYTES } from '../../src/textures/limits.ts';
 import { checkImageData, crc32, readPng } from '../../src/textures/png.ts';
 import { chunk, encodeImage, encodePng, imagePng, plte, randomPng, scanlines, zlibZeros, type ImageHeader } from '../helpers/png.ts';
 

@@ -3,14 +3,15 @@
 // iterated MD5. Pure JavaScript around node:crypto's MD5, many rounds: it runs only in a hash
 // worker (worker.ts).
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { ABOVE_LIMIT } from './errors.ts';
 
 const ITOA64 = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const LENGTH = 34;
 /** crypt_private's own bounds on the iteration count's log2; outside them it fails every password. */
 const MIN_LOG2 = 7;
 const MAX_LOG2 = 30;
-/** 2^20 MD5 rounds, some seconds here; WordPress writes 2^13 and phpBB 2^11. Bounds the work one imported row can ask for. */
-export const PHPASS_MAX_LOG2 = 20;
+/** 2^18 MD5 rounds, about a second here, which a wrong guess may hold a hash slot for; WordPress writes 2^13 and phpBB 2^11. */
+export const PHPASS_MAX_LOG2 = 18;
 const HASH_BYTES = 16;
 
 export interface PhpassHash {
@@ -40,7 +41,7 @@ export function parsePhpass(stored: string): PhpassHash | string {
   if ([...stored.slice(3)].some((c) => !ITOA64.includes(c))) return 'phpass hash has a character outside its alphabet';
   const log2 = ITOA64.indexOf(stored[3]!);
   if (log2 < MIN_LOG2 || log2 > MAX_LOG2) return `phpass iteration count 2^${log2} is outside 2^${MIN_LOG2}..2^${MAX_LOG2}`;
-  if (log2 > PHPASS_MAX_LOG2) return `phpass iteration count 2^${log2} is above this service's limit of 2^${PHPASS_MAX_LOG2}`;
+  if (log2 > PHPASS_MAX_LOG2) return `phpass iteration count 2^${log2} is ${ABOVE_LIMIT} of 2^${PHPASS_MAX_LOG2}`;
   return { log2, salt: stored.slice(4, 12), hash: decode(stored.slice(12), HASH_BYTES) };
 }
 
