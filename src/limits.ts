@@ -80,6 +80,12 @@ export const MAX_DRAIN_BYTES = 4 * 1024 * 1024;
 export const MAX_TOKENS_PER_USER = 16;
 
 export const DEFAULT_PORT = 8080;
+/**
+ * This host's addresses: the relays by default (--relay; a LauncherServer usually runs beside
+ * this service, often without the API key), and the proxies --trust-proxy means without a list
+ * (its old boolean form: a proxy on this host).
+ */
+export const LOOPBACK = '127.0.0.1,::1';
 /** Loopback by default: only this host can call the service until an admin decides otherwise. */
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_DB = 'mcauth.db';
@@ -116,6 +122,12 @@ export const MAX_IMAGE_DATA_BYTES = 16 * 1024 * 1024;
 /** The longest player (a path's `who`) a log line carries: a name is 16, a dashed UUID 36. */
 export const MAX_LOGGED_PLAYER_CHARS = 64;
 
+/**
+ * Logins one direct client address may make a minute (--address-login-limit): a LAN party of 30
+ * behind one address, each mistyping a few times, stays well under it; a script guessing
+ * passwords across many names is held to 2 a second. Relays are exempt.
+ */
+export const DEFAULT_ADDRESS_LOGIN_LIMIT = 120;
 /** The window --address-login-limit counts in. */
 export const ADDRESS_LOGIN_WINDOW_MS = 60 * 1000;
 /** Addresses a limit per client address remembers at most; when full, those whose window has ended are dropped. */

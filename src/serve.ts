@@ -1,9 +1,11 @@
 // `serve`: the HTTP server over an open store, started and stopped as one unit.
 import { statSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
-import { answerClientError, createApp, endWithError, type Area } from './http/app.ts';
+import type { Duplex } from 'node:stream';
+import { createApp, type Area, type LoginLimit } from './http/app.ts';
+import { addressList, type AddressList } from './http/client-address.ts';
 import { HttpError, sendError } from './http/envelope.ts';
 import { adminArea } from './admin/routes.ts';
 import { accountArea } from './account/api.ts';
@@ -146,11 +148,38 @@ export interface StartOptions {
   systemdFd?: number;
 }
 
+/** Writes a failure envelope straight to a socket no request object holds, and closes it. */
+function endWithError(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ success: false, error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `x-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Answers what Node's HTTP parser refused before any handler ran (a malformed request line,
+ * headers too large, headers too slow) with the envelope too, then closes the connection.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request took too long']
+        : [400, 'Malformed HTTP request'];
+  endWithError(socket, status, message);
+}
+
 /** The route groups the settings switch on, beside the five endpoints and health. */
-function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: ((address: string, now: number) => number) | undefined): Area[] {
+function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined): Area[] {
   const hostsTextures = config.publicUrl !== '';
   const basePath = normalizeBasePath(config.basePath);
-  const { trustProxy, registrationsPerAddress, registrationsPerHour } = config;
+  const { registrationsPerAddress, registrationsPerHour } = config;
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
@@ -162,7 +191,6 @@ function areas(service: Service, config: ServeConfig, render: (() => Promise<str
             offlineUuids: config.registrationUuid === 'offline',
             registrationsPerAddress,
             registrationsPerHour,
-            trustProxy,
             loginLimit,
             hostsTextures,
           }),
@@ -185,11 +213,18 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   // as a failure it does not catch. At twice the cap, Node's cap drops new ones before they cost more.
   let open = 0;
   const overCap = new WeakSet<Socket>();
+  const count = (socket: Socket): void => {
+    if (++open > config.maxConnections) overCap.add(socket);
+    socket.once('close', () => open--);
+  };
+  const relays: AddressList = addressList(config.relay);
+  const proxies: AddressList = addressList(config.trustProxy);
   const app = createApp(service, {
     basePath,
     apiKey: config.apiKey,
     loginLimit,
-    trustProxy: config.trustProxy,
+    relays,
+    proxies,
     areas: areas(service, config, metrics?.render, loginLimit),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
@@ -203,7 +238,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     shed: (req, res) => {
       if (!overCap.has(req.socket)) return;
       res.setHeader('connection', 'close');
-      throw new HttpError(503, 'Too many connections; try again in a moment', { 'retry-after': '1' });
+      throw new HttpError(503, 'Too many connections; try again in a moment', { 'retry-after': '1' }, 'connections');
     },
   });
   const inFlight = new Set<ServerResponse>();
@@ -224,10 +259,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     },
   );
   server.maxConnections = 2 * config.maxConnections;
-  server.on('connection', (socket: Socket) => {
-    if (++open > config.maxConnections) overCap.add(socket);
-    socket.once('close', () => open--);
-  });
+  server.on('connection', count);
   server.on('clientError', answerClientError);
   // Node's own answers to these carry no envelope: CONNECT is closed without a word, an Expect
   // other than 100-continue gets an empty 417.

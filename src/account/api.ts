@@ -5,8 +5,7 @@
 // call carries the player's access token as `Authorization: Bearer TOKEN` (never a cookie, so
 // no other site can make a browser send it: no CSRF).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { notePlayer, tooManyLogins, type Area } from '../http/app.ts';
-import { clientAddress } from '../http/client-address.ts';
+import { callerFor, countLogin, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField } from '../http/fields.ts';
 import type { Handler } from '../http/router.ts';
@@ -26,10 +25,8 @@ export interface AccountOptions {
   /** Registrations a client address may make an hour, and all addresses together. */
   registrationsPerAddress: number;
   registrationsPerHour: number;
-  /** Take the client address from X-Forwarded-For (--trust-proxy). */
-  trustProxy: boolean;
   /** The --address-login-limit count, shared with /auth so that the two together get the limit once. */
-  loginLimit?: (address: string, now: number) => number;
+  loginLimit?: LoginLimit;
   /** Hosted textures have a public address (--public-url); uploads are refused without one. */
   hostsTextures: boolean;
 }
@@ -65,10 +62,10 @@ export function accountArea(service: Service, options: AccountOptions): Area {
   const perAddress = createWindowLimit(options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
   const inAll = createWindowLimit(options.registrationsPerHour, REGISTRATION_WINDOW_MS);
 
-  /** Counts a registration from `address`, or refuses it (429) when either limit is reached. */
+  /** Counts a registration from `address` (not a relay's against its address), or refuses it (429) when either limit is reached. */
   const countRegistration = (address: string): void => {
     const now = Date.now();
-    const wait = perAddress.take(address, now);
+    const wait = address === '' ? 0 : perAddress.take(address, now);
     if (wait > 0) throw new HttpError(429, `Too many registrations from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
     const waitAll = inAll.take('', now);
     if (waitAll === 0) return;
@@ -117,7 +114,8 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           noteName(res, name);
           // Open sign-up ignores a code; by invite, a missing one is as good as a wrong one.
           const invite = registration === 'open' ? undefined : Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';
-          const address = clientAddress(req, options.trustProxy);
+          const caller = callerFor(req);
+          const address = caller.relay ? '' : caller.address;
           countRegistration(address);
           try {
             const { username, userUUID, accessToken } = await service.register({ name, password, invite, offlineUuid: options.offlineUuids });
@@ -136,8 +134,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           const body = await jsonBody(req, ['name', 'password']);
           const [name, password] = [stringField(body, 'name'), stringField(body, 'password')];
           noteName(res, name);
-          const wait = options.loginLimit?.(clientAddress(req, options.trustProxy), Date.now()) ?? 0;
-          if (wait > 0) throw tooManyLogins(wait);
+          countLogin(req, options.loginLimit);
           // As /auth: a login whose caller has left is not hashed for no one.
           const left = new AbortController();
           res.once('close', () => left.abort());
