@@ -39,6 +39,20 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS = 5;
 /** Open connections at most; more are refused by the server until some close. */
 export const DEFAULT_MAX_CONNECTIONS = 1024;
+/**
+ * Open connections one client address may hold (--max-connections-per-address); relays and
+ * trusted proxies are exempt. A browser opens 6 a host, a household or LAN party a few dozen;
+ * 64 keeps one address from taking more than a sixteenth of --max-connections.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
+/** How long a connection over its address's cap may take to send a request (one with the API key is let in); then it is closed, costing no slot. */
+export const OVER_CAP_GRACE_MS = 1000;
+/**
+ * How long a connection closed after an error answer is still read (and the input dropped) for
+ * the client to close its side; then it is destroyed, so a client that never closes cannot hold
+ * it half-open (FIN-WAIT-2).
+ */
+export const CLOSE_LINGER_MS = 2000;
 /** How often Node checks the timeouts above (its default, 30 s, would let a slow client stay that long). */
 export const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
 

@@ -5,7 +5,7 @@ import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
 import type { Duplex } from 'node:stream';
 import { createApp, type Area, type LoginLimit } from './http/app.ts';
-import { addressList, type AddressList } from './http/client-address.ts';
+import { addressList, perAddressKey, type AddressList } from './http/client-address.ts';
 import { HttpError, sendError } from './http/envelope.ts';
 import { adminArea } from './admin/routes.ts';
 import { accountArea } from './account/api.ts';
@@ -14,7 +14,7 @@ import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
 import type { Store } from './store/store.ts';
-import { ADDRESS_LOGIN_WINDOW_MS, CONNECTIONS_CHECK_INTERVAL_MS } from './limits.ts';
+import { ADDRESS_LOGIN_WINDOW_MS, CLOSE_LINGER_MS, CONNECTIONS_CHECK_INTERVAL_MS, MAX_DRAIN_BYTES, OVER_CAP_GRACE_MS } from './limits.ts';
 import type { Logger } from './ops/log.ts';
 import { createMetrics, metricsArea } from './ops/metrics.ts';
 import { createWindowLimit } from './ops/window-limit.ts';
@@ -148,9 +148,29 @@ export interface StartOptions {
   systemdFd?: number;
 }
 
+/**
+ * Once its answer is written, a connection that is to close is still read (the input dropped,
+ * up to a bound) until the client closes its side or CLOSE_LINGER_MS pass, then destroyed. An
+ * end alone leaves it half-open (FIN-WAIT-2) for as long as the client keeps its side open,
+ * holding a slot; a destroy at once with unread input makes the kernel send a reset, which can
+ * lose the answer.
+ */
+function closeAfterAnswer(socket: Duplex): void {
+  socket.once('finish', () => {
+    let dropped = 0;
+    socket.on('data', (chunk: Buffer) => {
+      if ((dropped += chunk.length) > MAX_DRAIN_BYTES) socket.destroy();
+    });
+    socket.once('end', () => socket.destroy());
+    socket.resume();
+    setTimeout(() => socket.destroy(), CLOSE_LINGER_MS).unref();
+  });
+}
+
 /** Writes a failure envelope straight to a socket no request object holds, and closes it. */
 function endWithError(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ success: false, error: message });
+  closeAfterAnswer(socket);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `x-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
@@ -217,8 +237,16 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     if (++open > config.maxConnections) overCap.add(socket);
     socket.once('close', () => open--);
   };
+  // Past --max-connections-per-address (a worker's share of it), a direct client's connection
+  // is counted nowhere; it has OVER_CAP_GRACE_MS to send a request, which is let in only with the
+  // API key (a relay's), else refused as above. So one address cannot take every slot, and
+  // /health and players from other addresses are still answered.
   const relays: AddressList = addressList(config.relay);
   const proxies: AddressList = addressList(config.trustProxy);
+  // node:cluster deals connections to the workers in turn, so each holding its share keeps the total.
+  const perAddressCap = Math.ceil(config.maxConnectionsPerAddress / config.workers);
+  const byAddress = new Map<string, number>();
+  const overAddressCap = new WeakMap<Socket, NodeJS.Timeout>();
   const app = createApp(service, {
     basePath,
     apiKey: config.apiKey,
@@ -235,7 +263,17 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
             if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, reason, player, client });
           }
         : undefined,
-    shed: (req, res) => {
+    shed: (req, res, caller) => {
+      const grace = overAddressCap.get(req.socket);
+      if (grace !== undefined) {
+        clearTimeout(grace);
+        overAddressCap.delete(req.socket);
+        if (caller.relay) count(req.socket);
+        else {
+          res.setHeader('connection', 'close');
+          throw new HttpError(503, 'Too many connections from this address; try again in a moment', { 'retry-after': '1' }, 'address_connections');
+        }
+      }
       if (!overCap.has(req.socket)) return;
       res.setHeader('connection', 'close');
       throw new HttpError(503, 'Too many connections; try again in a moment', { 'retry-after': '1' }, 'connections');
@@ -259,7 +297,20 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     },
   );
   server.maxConnections = 2 * config.maxConnections;
-  server.on('connection', count);
+  server.on('connection', (socket: Socket) => {
+    const peer = socket.remoteAddress ?? '';
+    if (relays(peer) || proxies(peer)) return count(socket);
+    const key = perAddressKey(peer);
+    const held = (byAddress.get(key) ?? 0) + 1;
+    byAddress.set(key, held);
+    socket.once('close', () => {
+      const left = byAddress.get(key)! - 1;
+      if (left === 0) byAddress.delete(key);
+      else byAddress.set(key, left);
+    });
+    if (held <= perAddressCap) return count(socket);
+    overAddressCap.set(socket, setTimeout(() => socket.destroy(), OVER_CAP_GRACE_MS).unref());
+  });
   server.on('clientError', answerClientError);
   // Node's own answers to these carry no envelope: CONNECT is closed without a word, an Expect
   // other than 100-continue gets an empty 417.

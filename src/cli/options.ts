@@ -13,6 +13,7 @@ import {
   DEFAULT_HEADERS_TIMEOUT_SECONDS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
   DEFAULT_ADDRESS_LOGIN_LIMIT,
   LOOPBACK,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
@@ -51,6 +52,7 @@ export interface ServeConfig {
   requestTimeout: number;
   keepAliveTimeout: number;
   maxConnections: number;
+  maxConnectionsPerAddress: number;
   /** '' when callers need no key. */
   apiKey: string;
   synchronous: Synchronous;
@@ -219,6 +221,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'requestTimeout', flag: 'request-timeout', arg: 'SECONDS', fallback: String(DEFAULT_REQUEST_TIMEOUT_SECONDS), help: 'time a client has to send its whole request', ...integer(1, 3600) },
   { key: 'keepAliveTimeout', flag: 'keep-alive-timeout', arg: 'SECONDS', fallback: String(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), help: 'idle time before a kept-alive connection is closed', ...integer(1, 3600) },
   { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections at most (each worker)', ...integer(1, 1_000_000) },
+  {
+    key: 'maxConnectionsPerAddress',
+    flag: 'max-connections-per-address',
+    arg: 'N',
+    fallback: String(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
+    help: 'open connections one direct client address may hold, all workers together; relays and trusted proxies are exempt',
+    ...integer(1, 1_000_000),
+  },
   { key: 'metrics', flag: 'metrics', arg: '', fallback: 'false', help: 'serves GET {base}/metrics in Prometheus\' format (behind --api-key when that is set)', ...flag },
   {
     key: 'minPasswordLength',

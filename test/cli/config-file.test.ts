@@ -52,6 +52,7 @@ const EVERY_KEY: ServeConfig = {
   requestTimeout: 20,
   keepAliveTimeout: 3,
   maxConnections: 10,
+  maxConnectionsPerAddress: 8,
   metrics: true,
   logLevel: 'debug',
   shutdownTimeout: 7,
