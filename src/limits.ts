@@ -39,6 +39,20 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS = 5;
 /** Open connections served; the requests of more are answered 503 (false on /join) and their connections closed. */
 export const DEFAULT_MAX_CONNECTIONS = 1024;
+/**
+ * Open connections one client address may hold (--max-connections-per-address); relays and
+ * trusted proxies are exempt. A browser opens 6 a host, a household or LAN party a few dozen;
+ * 64 keeps one address from taking more than a sixteenth of --max-connections.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
+/** How long a connection over its address's cap may take to send a request (one with the API key is let in); then it is closed, costing no slot. */
+export const OVER_CAP_GRACE_MS = 1000;
+/**
+ * How long a connection closed after an error answer is still read (and the input dropped) for
+ * the client to close its side; then it is destroyed, so a client that never closes cannot hold
+ * it half-open (FIN-WAIT-2).
+ */
+export const CLOSE_LINGER_MS = 2000;
 /** How often Node checks the timeouts above (its default, 30 s, would let a slow client stay that long). */
 export const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
 
@@ -71,6 +85,12 @@ export const MAX_DRAIN_BYTES = 4 * 1024 * 1024;
 export const MAX_TOKENS_PER_USER = 16;
 
 export const DEFAULT_PORT = 8080;
+/**
+ * This host's addresses: the relays by default (--relay; a LauncherServer usually runs beside
+ * this service, often without the API key), and the proxies --trust-proxy means without a list
+ * (its old boolean form: a proxy on this host).
+ */
+export const LOOPBACK = '127.0.0.1,::1';
 /** Loopback by default: only this host can call the service until an admin decides otherwise. */
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_DB = 'mcauth.db';
@@ -101,6 +121,12 @@ export const MAX_CLIENT_TOKEN_CHARS = 128;
 /** The longest player (a path's `who`) a log line carries: a name is 16, a dashed UUID 36. */
 export const MAX_LOGGED_PLAYER_CHARS = 64;
 
+/**
+ * Logins one direct client address may make a minute (--address-login-limit): a LAN party of 30
+ * behind one address, each mistyping a few times, stays well under it; a script guessing
+ * passwords across many names is held to 2 a second. Relays are exempt.
+ */
+export const DEFAULT_ADDRESS_LOGIN_LIMIT = 120;
 /** The window --address-login-limit counts in. */
 export const ADDRESS_LOGIN_WINDOW_MS = 60 * 1000;
 

@@ -1,10 +1,12 @@
 // `serve`: the HTTP server over an open store, started and stopped as one unit.
 import { statSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeConfig } from './cli/options.ts';
 import { SYSTEMD_SOCKET_BACKLOG } from './cli/systemd-socket.ts';
-import { answerClientError, createApp, endWithError, type Area } from './http/app.ts';
+import type { Duplex } from 'node:stream';
+import { createApp, type Area, type LoginLimit } from './http/app.ts';
+import { addressList, perAddressKey, type AddressList } from './http/client-address.ts';
 import { HttpError, sendError } from './http/envelope.ts';
 import { adminArea } from './admin/routes.ts';
 import { accountArea } from './account/api.ts';
@@ -13,7 +15,7 @@ import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
 import type { Store } from './store/store.ts';
-import { ADDRESS_LOGIN_WINDOW_MS, CONNECTIONS_CHECK_INTERVAL_MS } from './limits.ts';
+import { ADDRESS_LOGIN_WINDOW_MS, CLOSE_LINGER_MS, CONNECTIONS_CHECK_INTERVAL_MS, MAX_DRAIN_BYTES, OVER_CAP_GRACE_MS } from './limits.ts';
 import type { Logger } from './ops/log.ts';
 import { createMetrics, metricsArea } from './ops/metrics.ts';
 import { createWindowLimit } from './ops/window-limit.ts';
@@ -162,11 +164,58 @@ export interface StartOptions {
   systemdFd?: number;
 }
 
+/**
+ * Once its answer is written, a connection that is to close is still read (the input dropped,
+ * up to a bound) until the client closes its side or CLOSE_LINGER_MS pass, then destroyed. An
+ * end alone leaves it half-open (FIN-WAIT-2) for as long as the client keeps its side open,
+ * holding a slot; a destroy at once with unread input makes the kernel send a reset, which can
+ * lose the answer.
+ */
+function closeAfterAnswer(socket: Duplex): void {
+  socket.once('finish', () => {
+    let dropped = 0;
+    socket.on('data', (chunk: Buffer) => {
+      if ((dropped += chunk.length) > MAX_DRAIN_BYTES) socket.destroy();
+    });
+    socket.once('end', () => socket.destroy());
+    socket.resume();
+    setTimeout(() => socket.destroy(), CLOSE_LINGER_MS).unref();
+  });
+}
+
+/** Writes a failure envelope straight to a socket no request object holds, and closes it. */
+function endWithError(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ success: false, error: message });
+  closeAfterAnswer(socket);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `x-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Answers what Node's HTTP parser refused before any handler ran (a malformed request line,
+ * headers too large, headers too slow) with the envelope too, then closes the connection.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request took too long']
+        : [400, 'Malformed HTTP request'];
+  endWithError(socket, status, message);
+}
+
 /** The route groups the settings switch on, beside the five endpoints and health. */
-function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: ((address: string, now: number) => number) | undefined): Area[] {
+function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
-  const { trustProxy, registrationsPerAddress, registrationsPerHour } = config;
+  const { registrationsPerAddress, registrationsPerHour } = config;
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
@@ -178,7 +227,6 @@ function areas(service: Service, config: ServeConfig, render: (() => Promise<str
             offlineUuids: config.registrationUuid === 'offline',
             registrationsPerAddress,
             registrationsPerHour,
-            trustProxy,
             loginLimit,
             uploads,
           }),
@@ -202,11 +250,26 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   // accepted and answered, bounded by the process's open files (LimitNOFILE in deploy/).
   let open = 0;
   const overCap = new WeakSet<Socket>();
+  const count = (socket: Socket): void => {
+    if (++open > config.maxConnections) overCap.add(socket);
+    socket.once('close', () => open--);
+  };
+  // Past --max-connections-per-address (a worker's share of it), a direct client's connection
+  // is counted nowhere; it has OVER_CAP_GRACE_MS to send a request, which is let in only with the
+  // API key (a relay's), else refused as above. So one address cannot take every slot, and
+  // /health and players from other addresses are still answered.
+  const relays: AddressList = addressList(config.relay);
+  const proxies: AddressList = addressList(config.trustProxy);
+  // node:cluster deals connections to the workers in turn, so each holding its share keeps the total.
+  const perAddressCap = Math.ceil(config.maxConnectionsPerAddress / config.workers);
+  const byAddress = new Map<string, number>();
+  const overAddressCap = new WeakMap<Socket, NodeJS.Timeout>();
   const app = createApp(service, {
     basePath,
     apiKey: config.apiKey,
     loginLimit,
-    trustProxy: config.trustProxy,
+    relays,
+    proxies,
     areas: areas(service, config, metrics?.render, loginLimit),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
@@ -217,10 +280,20 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
             if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, reason, player, client });
           }
         : undefined,
-    shed: (req, res) => {
+    shed: (req, res, caller) => {
+      const grace = overAddressCap.get(req.socket);
+      if (grace !== undefined) {
+        clearTimeout(grace);
+        overAddressCap.delete(req.socket);
+        if (caller.relay) count(req.socket);
+        else {
+          res.setHeader('connection', 'close');
+          throw new HttpError(503, 'Too many connections from this address; try again in a moment', { 'retry-after': '1' }, 'address_connections');
+        }
+      }
       if (!overCap.has(req.socket)) return;
       res.setHeader('connection', 'close');
-      throw new HttpError(503, 'Too many connections; try again in a moment', { 'retry-after': '1' });
+      throw new HttpError(503, 'Too many connections; try again in a moment', { 'retry-after': '1' }, 'connections');
     },
   });
   const inFlight = new Set<ServerResponse>();
@@ -242,8 +315,18 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     },
   );
   server.on('connection', (socket: Socket) => {
-    if (++open > config.maxConnections) overCap.add(socket);
-    socket.once('close', () => open--);
+    const peer = socket.remoteAddress ?? '';
+    if (relays(peer) || proxies(peer)) return count(socket);
+    const key = perAddressKey(peer);
+    const held = (byAddress.get(key) ?? 0) + 1;
+    byAddress.set(key, held);
+    socket.once('close', () => {
+      const left = byAddress.get(key)! - 1;
+      if (left === 0) byAddress.delete(key);
+      else byAddress.set(key, left);
+    });
+    if (held <= perAddressCap) return count(socket);
+    overAddressCap.set(socket, setTimeout(() => socket.destroy(), OVER_CAP_GRACE_MS).unref());
   });
   server.on('clientError', answerClientError);
   // Node's own answers to these carry no envelope: CONNECT is closed without a word, an Expect

@@ -5,8 +5,7 @@
 // call carries the player's access token as `Authorization: Bearer TOKEN` (never a cookie, so
 // no other site can make a browser send it: no CSRF).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { notePlayer, tooManyLogins, type Area } from '../http/app.ts';
-import { clientAddress } from '../http/client-address.ts';
+import { callerFor, countLogin, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField } from '../http/fields.ts';
 import type { Handler } from '../http/router.ts';
@@ -30,10 +29,8 @@ export interface AccountOptions {
   /** Registrations a client address may make an hour, and all addresses together. */
   registrationsPerAddress: number;
   registrationsPerHour: number;
-  /** Take the client address from X-Forwarded-For (--trust-proxy). */
-  trustProxy: boolean;
   /** The --address-login-limit count, shared with /auth so that the two together get the limit once. */
-  loginLimit?: (address: string, now: number) => number;
+  loginLimit?: LoginLimit;
   /** Hosted textures have a public address (--public-url; uploads are refused without one), and --hd-textures. */
   uploads: UploadSettings;
 }
@@ -70,14 +67,15 @@ export function accountArea(service: Service, options: AccountOptions): Area {
   const inAll = createWindowLimit(options.registrationsPerHour, REGISTRATION_WINDOW_MS);
 
   /**
-   * Counts a registration from `address`, or refuses it (429) when a limit is reached. Past the
-   * hourly limit of all addresses, open sign-up takes an invite code (`code`, '' for none)
-   * instead of closing for everyone: such a sign-up is bounded by its invite, not counted in all.
-   * Says whether it is one (its code must then be used).
+   * Counts a registration from `address` (not a relay's against its address: '' for one), or
+   * refuses it (429) when a limit is reached. Past the hourly limit of all addresses, open
+   * sign-up takes an invite code (`code`, '' for none) instead of closing for everyone: such a
+   * sign-up is bounded by its invite, not counted in all. Says whether it is one (its code must
+   * then be used).
    */
   const countRegistration = (address: string, code: string): boolean => {
     const now = Date.now();
-    const wait = perAddress.take(address, now);
+    const wait = address === '' ? 0 : perAddress.take(address, now);
     if (wait > 0) throw new HttpError(429, `Too many registrations from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
     const waitAll = inAll.take('', now);
     if (waitAll === 0) return false;
@@ -129,7 +127,8 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           // By invite, a missing code is as good as a wrong one; open sign-up ignores one, but past
           // the hourly limit of all it takes one.
           const code = Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';
-          const address = clientAddress(req, options.trustProxy);
+          const caller = callerFor(req);
+          const address = caller.relay ? '' : caller.address;
           const pastLimit = countRegistration(address, code);
           const invite = registration === 'invite' || pastLimit ? code : undefined;
           try {
@@ -149,8 +148,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           const body = await jsonBody(req, ['name', 'password']);
           const [name, password] = [stringField(body, 'name'), stringField(body, 'password')];
           noteName(res, name);
-          const wait = options.loginLimit?.(clientAddress(req, options.trustProxy), Date.now()) ?? 0;
-          if (wait > 0) throw tooManyLogins(wait);
+          countLogin(req, options.loginLimit);
           // As /auth: a login whose caller has left is not hashed for no one.
           const left = new AbortController();
           res.once('close', () => left.abort());

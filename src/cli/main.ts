@@ -13,7 +13,7 @@ import { endBySignal, isWorker, startWorkers, tellPrimaryListening } from './wor
 import { systemdSocketFd } from './systemd-socket.ts';
 import { BACKUP_HELP, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
-import { DB_OPTIONS, maskSecrets, toServiceOptions, USER_SETTINGS, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, envName, type ConfigFile, type ServeConfig } from './options.ts';
+import { DB_OPTIONS, maskSecrets, toServiceOptions, USER_SETTINGS, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, withBareValues, envName, type ConfigFile, type ServeConfig } from './options.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP, type UserCommandLine } from './user.ts';
 import { INVITE_HELP, parseInviteCommand } from './invite.ts';
@@ -152,7 +152,7 @@ async function runBackup(argv: string[], io: Io): Promise<number> {
 async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   if (argv[0] !== undefined && !argv[0].startsWith('-')) throw new UsageError(`unknown command ${quote(argv[0])}`);
   const types = { ...SERVE_OPTION_TYPES, config: { type: 'string' }, 'print-config': { type: 'boolean' } } as const;
-  const { values } = parseCommandLine(argv, types, []);
+  const { values } = parseCommandLine(withBareValues(argv), types, []);
   const file = configFile(values.config, io);
   const config = resolveServeConfig(values, io.env, file);
   if (values['print-config']) {

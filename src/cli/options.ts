@@ -13,6 +13,9 @@ import {
   DEFAULT_HEADERS_TIMEOUT_SECONDS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  DEFAULT_ADDRESS_LOGIN_LIMIT,
+  LOOPBACK,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
   DEFAULT_MIN_PASSWORD_CHARS,
@@ -29,6 +32,7 @@ import {
 import type { ServiceOptions, Variant } from '../service/context.ts';
 import { MEMORY_DB } from '../store/open.ts';
 import { normalizeBasePath } from '../http/router.ts';
+import { addressList } from '../http/client-address.ts';
 import type { Synchronous } from '../store/sqlite.ts';
 import { UsageError, type OptionTypes } from './usage.ts';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../ops/log.ts';
@@ -48,6 +52,7 @@ export interface ServeConfig {
   requestTimeout: number;
   keepAliveTimeout: number;
   maxConnections: number;
+  maxConnectionsPerAddress: number;
   /** '' when callers need no key. */
   apiKey: string;
   synchronous: Synchronous;
@@ -67,8 +72,10 @@ export interface ServeConfig {
   minPasswordLength: number;
   /** Accept external texture URLs over plain http:// too. */
   allowHttpTextures: boolean;
-  /** Take the client's address from X-Forwarded-For, as the proxy in front sets it. */
-  trustProxy: boolean;
+  /** Proxies (addresses, CIDR ranges, comma-separated) whose X-Forwarded-For gives the client's address; '' none. */
+  trustProxy: string;
+  /** Relays (addresses, CIDR ranges, comma-separated): per-address rules never apply to them; '' none. */
+  relay: string;
   /** Serves the account page and its API under {base}/account. */
   accountPage: boolean;
   /** Who may create an account on the page: no one, holders of an invite code, anyone. */
@@ -91,6 +98,8 @@ interface OptionSpec {
   secret?: boolean;
   /** A flag without a value (--hd-textures); its environment variable takes true/false/1/0, a config file true/false. */
   boolean?: boolean;
+  /** A flag that may be given without its value, which then means this (--trust-proxy); a config file may give true/false. */
+  bare?: string;
   /** A whole number: a config file gives it as a JSON number. */
   number?: boolean;
   /** The value, or a reason it is refused ("must be ..."). */
@@ -108,6 +117,16 @@ const integer = (min: number, max: number) => ({
 const flag = {
   boolean: true,
   parse: (t: string): boolean | { refused: string } => (['true', '1'].includes(t) ? true : ['false', '0', ''].includes(t) ? false : { refused: 'must be true or false' }),
+};
+
+/** A list of IP addresses and CIDR ranges, or '' for none. */
+const addresses = (t: string): string | { refused: string } => {
+  try {
+    addressList(t);
+    return t.split(',').map((e) => e.trim()).filter((e) => e !== '').join(',');
+  } catch (err) {
+    return { refused: `must be IP addresses or CIDR ranges, comma-separated: ${(err as Error).message}` };
+  }
 };
 
 const oneOf =
@@ -145,8 +164,8 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     key: 'addressLoginLimit',
     flag: 'address-login-limit',
     arg: 'N',
-    fallback: '0',
-    help: '/auth calls one client address may make a minute; 0: no limit (every player behind one LauncherServer shares its address)',
+    fallback: String(DEFAULT_ADDRESS_LOGIN_LIMIT),
+    help: 'logins (/auth and the account page) one direct client address may make a minute; relays are exempt; 0: no limit',
     ...integer(0, 1_000_000),
   },
   {
@@ -201,7 +220,15 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'headersTimeout', flag: 'headers-timeout', arg: 'SECONDS', fallback: String(DEFAULT_HEADERS_TIMEOUT_SECONDS), help: 'time a client has to send its headers', ...integer(1, 3600) },
   { key: 'requestTimeout', flag: 'request-timeout', arg: 'SECONDS', fallback: String(DEFAULT_REQUEST_TIMEOUT_SECONDS), help: 'time a client has to send its whole request', ...integer(1, 3600) },
   { key: 'keepAliveTimeout', flag: 'keep-alive-timeout', arg: 'SECONDS', fallback: String(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), help: 'idle time before a kept-alive connection is closed', ...integer(1, 3600) },
-  { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections served; a request on one more is answered 503 (false on /join) and its connection closed', ...integer(1, 1_000_000) },
+  { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections served (each worker); a request on one more is answered 503 (false on /join) and its connection closed', ...integer(1, 1_000_000) },
+  {
+    key: 'maxConnectionsPerAddress',
+    flag: 'max-connections-per-address',
+    arg: 'N',
+    fallback: String(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
+    help: 'open connections one direct client address may hold, all workers together (each its share); relays, trusted proxies and requests with --api-key are exempt',
+    ...integer(1, 1_000_000),
+  },
   { key: 'metrics', flag: 'metrics', arg: '', fallback: 'false', help: 'serves GET {base}/metrics in Prometheus\' format (behind --api-key when that is set)', ...flag },
   {
     key: 'minPasswordLength',
@@ -214,10 +241,19 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   {
     key: 'trustProxy',
     flag: 'trust-proxy',
-    arg: '',
-    fallback: 'false',
-    help: 'take the client address (logs, limits) from the last X-Forwarded-For entry, as the proxy in front sets it',
-    ...flag,
+    arg: '[LIST]',
+    fallback: '',
+    bare: 'true',
+    help: `proxies (IP addresses, CIDR ranges, comma-separated) whose requests take the client address (logs, limits) from the last X-Forwarded-For entry; without a list, or true: loopback (${LOOPBACK}); false: none`,
+    parse: (t) => (['true', '1'].includes(t) ? LOOPBACK : ['false', '0'].includes(t) ? '' : addresses(t)),
+  },
+  {
+    key: 'relay',
+    flag: 'relay',
+    arg: 'LIST',
+    fallback: LOOPBACK,
+    help: 'relays (IP addresses, CIDR ranges, comma-separated; \'\' none), such as a LauncherServer calling for all its players: per-address limits never apply to them (nor to a caller with --api-key); a trusted proxy is never one',
+    parse: addresses,
   },
   { key: 'accountPage', flag: 'account-page', arg: '', fallback: 'false', help: 'serves the account page, GET {base}/account, and its API under {base}/account/ (no API key needed there)', ...flag },
   {
@@ -285,6 +321,13 @@ const API_KEY_PATTERN = new RegExp(`^[A-Za-z0-9._~-]{${MIN_API_KEY_CHARS},}$`);
 
 export const envName = (flag: string): string => `MCAUTH_${flag.toUpperCase().replaceAll('-', '_')}`;
 
+/** The command line with a bare flag that may go without its value (--trust-proxy, then another flag or nothing) given the value it then means. */
+export const withBareValues = (argv: string[]): string[] =>
+  argv.map((arg, i) => {
+    const option = SERVE_OPTIONS.find((o) => o.bare !== undefined && arg === `--${o.flag}`);
+    return option && (argv[i + 1] ?? '-').startsWith('-') ? `${arg}=${option.bare}` : arg;
+  });
+
 export const SERVE_OPTION_TYPES: OptionTypes = Object.fromEntries(
   SERVE_OPTIONS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }]),
 );
@@ -300,6 +343,7 @@ const NO_FILE: ConfigFile = { path: '', values: {} };
 /** A config file's value as option text; JSON types must match the option's (a port is a number). */
 function fromFile(option: OptionSpec, value: unknown, file: ConfigFile): string {
   const want = option.boolean ? 'boolean' : option.number ? 'number' : 'string';
+  if (option.bare !== undefined && typeof value === 'boolean') return String(value);
   if (typeof value !== want || (want === 'number' && !Number.isInteger(value))) {
     throw new UsageError(`${file.path}: "${option.key}" must be a JSON ${want === 'number' ? 'whole number' : want}`);
   }

@@ -1,14 +1,13 @@
 // The HTTP face of the service: its routes (the five endpoints, health, and the areas a
 // capability adds), the API key, and how every failure becomes an envelope.
-import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, MAX_RELAYED_BODY_BYTES, NAME_PATTERN } from '../limits.ts';
 import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import { readJson } from './body.ts';
 import { HttpError, sendError, sendResult } from './envelope.ts';
 import { nameList, requireObject, stringField } from './fields.ts';
-import { clientAddress } from './client-address.ts';
+import { callerOf, type AddressList, type Caller } from './client-address.ts';
 import { createKeyCheck } from './api-key.ts';
 import { createRouter, pathOf, type Handler, type Match, type Routes } from './router.ts';
 import { readLoginRequest, yggdrasilResult } from './yggdrasil.ts';
@@ -19,9 +18,10 @@ export interface AppOptions {
   /** '' when callers need no key. */
   apiKey: string;
   /** Counts a login from an address at a time: seconds to wait, 0 when allowed (--address-login-limit; shared with the account page's login). */
-  loginLimit?: (address: string, now: number) => number;
-  /** Take the client address from the last X-Forwarded-For entry (--trust-proxy). */
-  trustProxy?: boolean;
+  loginLimit?: LoginLimit;
+  /** The relays (--relay) and the proxies whose X-Forwarded-For is the client's address (--trust-proxy). */
+  relays: AddressList;
+  proxies: AddressList;
   /** Route groups a capability adds (texture downloads, the admin API, the account page). */
   areas?: Area[];
   /** Where unexpected errors are reported; their details never reach the caller. */
@@ -29,7 +29,7 @@ export interface AppOptions {
   /** Called once a request is over (answered, or its client gone). */
   onAnswered?: (request: AnsweredRequest) => void;
   /** Throws the refusal of a request the server has no room for, once its route is known (so /join still answers in-band). */
-  shed?: (req: IncomingMessage, res: ServerResponse) => void;
+  shed?: (req: IncomingMessage, res: ServerResponse, caller: Caller) => void;
 }
 
 /**
@@ -49,14 +49,24 @@ export interface AnsweredRequest extends RequestRecord {
   path: string;
   /** Who a login or an admin change was about: a valid name as sent, or the path's player. */
   player?: string;
-  /** The client's address (see clientAddress). */
+  /** The client's address, as per-address rules count it (see callerOf). */
   client: string;
-  /** Why a refusal answered in-band (see IN_BAND) or a partial answer was given. */
-  reason?: string;
 }
 
-/** The refusal of a login over its address's limit (--address-login-limit), `wait` seconds before the next. */
-export const tooManyLogins = (wait: number): HttpError => new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
+export type LoginLimit = (address: string, now: number) => number;
+
+/** Who made each request, decided as it comes in. */
+const callers = new WeakMap<IncomingMessage, Caller>();
+
+/** Who made a request the app has seen. */
+export const callerFor = (req: IncomingMessage): Caller => callers.get(req)!;
+
+/** Counts a login against its address's budget (--address-login-limit), unless a relay's; past it, refuses it (429). */
+export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined): void {
+  const caller = callers.get(req);
+  const wait = caller && !caller.relay && limit ? limit(caller.address, Date.now()) : 0;
+  if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'address_budget');
+}
 
 /** The route of a request that matched none. */
 const UNMATCHED = 'unmatched';
@@ -138,14 +148,12 @@ function drain(req: IncomingMessage): void {
 
 export function createApp(service: Service, options: AppOptions): RequestListener {
   const areas = (options.areas ?? []).map((a) => ({ ...a, prefix: options.basePath + a.prefix }));
-  const trustProxy = options.trustProxy ?? false;
   const route = createRouter(options.basePath, {
     '/auth': post(async (body, req, res) => {
       const b = requireObject(body);
       const player = loginName(b);
       if (player !== undefined) notePlayer(res, player);
-      const wait = options.loginLimit?.(clientAddress(req, trustProxy), Date.now()) ?? 0;
-      if (wait > 0) throw tooManyLogins(wait);
+      countLogin(req, options.loginLimit);
       // A login whose caller has left (it timed out in the queue) is not hashed for no one.
       const left = new AbortController();
       res.once('close', () => left.abort());
@@ -197,11 +205,12 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     if (!expected) options.logError(`${where}: unexpected error`, err);
     const outcome = failedOutcome(route, err);
     if (outcome !== undefined) outcomes.set(res, outcome);
+    if (err instanceof HttpError && err.refusal) reasons.set(res, err.refusal);
     if (req.socket.destroyed) return; // the client is gone: no one to answer
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();
     else if (Object.hasOwn(IN_BAND, route)) {
-      reasons.set(res, expected ? err.message : 'unexpected error');
+      if (!reasons.has(res)) reasons.set(res, expected ? err.message : 'unexpected error');
       sendResult(res, IN_BAND[route]);
     } else if (err instanceof HttpError) {
       sendError(res, err.status, err.message, err.headers);
@@ -215,10 +224,12 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   const answered = options.onAnswered;
   return (req, res) => {
     let found: Match | undefined;
+    // Now: once the connection is gone, the socket may no longer know its peer.
+    const keyed = keyCheck?.(req) ?? false;
+    const caller = callerOf(req, { relays: options.relays, proxies: options.proxies, withApiKey: keyed });
+    callers.set(req, caller);
     if (answered) {
       const started = performance.now();
-      // Now: once the connection is gone, the socket may no longer know its peer.
-      const client = clientAddress(req, trustProxy);
       res.once('close', () => {
         const route = found?.route ?? UNMATCHED;
         answered({
@@ -229,7 +240,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
           seconds: (performance.now() - started) / 1000,
           outcome: outcomes.get(res),
           player: players.get(res),
-          client,
+          client: caller.address,
           reason: reasons.get(res),
         });
       });
@@ -238,43 +249,16 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       const path = pathOf(req);
       const area = areas.find((a) => path.startsWith(a.prefix) || `${path}/` === a.prefix);
       if (area?.admit) area.admit(req);
-      else if (keyCheck && path !== health && !keyCheck(req)) {
+      else if (keyCheck && path !== health && !keyed) {
         // Probes cannot send the key.
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
       }
       found = route(req);
-      options.shed?.(req, res);
+      options.shed?.(req, res, caller);
     } catch (err) {
       return fail(req, res, found?.route ?? UNMATCHED, err);
     }
     const { handler, params, route: pattern } = found;
     handler(req, res, params).catch((err: unknown) => fail(req, res, pattern, err));
   };
-}
-
-/**
- * Answers what Node's HTTP parser refused before any handler ran (a malformed request line,
- * headers too large, headers too slow) with the envelope too, then closes the connection.
- */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [status, message] =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request headers are too large']
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request took too long']
-        : [400, 'Malformed HTTP request'];
-  endWithError(socket, status, message);
-}
-
-/** Writes a failure envelope straight to a socket no request object holds, and closes it. */
-export function endWithError(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ success: false, error: message });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `x-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
 }

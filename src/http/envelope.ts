@@ -5,11 +5,14 @@ import type { ServerResponse } from 'node:http';
 export class HttpError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
+  /** Which per-client rule refused it, for the log's reason and auth_refusals_total. */
+  readonly refusal?: string;
 
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+  constructor(status: number, message: string, headers: Record<string, string> = {}, refusal?: string) {
     super(message);
     this.status = status;
     this.headers = headers;
+    this.refusal = refusal;
     this.name = 'HttpError';
   }
 }

@@ -11,7 +11,16 @@ export interface RequestRecord {
   seconds: number;
   /** What became of a login, join or hasJoined check. */
   outcome?: string;
+  /** Why a refusal answered in-band (see IN_BAND in src/http/app.ts), a partial answer was given, or which per-client rule refused (REFUSAL_REASONS). */
+  reason?: string;
 }
+
+/**
+ * The reasons auth_refusals_total counts (reported from 0), each a rule that refuses one client
+ * to keep room for the others: address_budget (--address-login-limit), address_connections
+ * (--max-connections-per-address), connections (--max-connections).
+ */
+const REFUSAL_REASONS = ['address_budget', 'address_connections', 'connections'];
 
 /** Upper bounds of the duration histogram, in seconds: fine below 10 ms, where most answers fall. */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -49,6 +58,7 @@ export function createMetrics(gauges: Gauges) {
   const requests = new Map<string, Map<number, number>>(); // route -> status -> count
   const durations = new Map<string, { buckets: number[]; sum: number; count: number }>(); // by route
   const outcomes = new Map(Object.values(OUTCOME_COUNTERS).map((c) => [c.name, new Map(c.outcomes.map((o) => [o, 0]))]));
+  const refusals = new Map(REFUSAL_REASONS.map((r) => [r, 0]));
 
   return {
     observe(r: RequestRecord): void {
@@ -64,6 +74,7 @@ export function createMetrics(gauges: Gauges) {
       const counter = OUTCOME_COUNTERS[r.route];
       const byOutcome = counter && outcomes.get(counter.name);
       if (byOutcome && r.outcome !== undefined && byOutcome.has(r.outcome)) byOutcome.set(r.outcome, byOutcome.get(r.outcome)! + 1);
+      if (r.reason !== undefined && refusals.has(r.reason)) refusals.set(r.reason, refusals.get(r.reason)! + 1);
     },
 
     async render(): Promise<string> {
@@ -88,6 +99,8 @@ export function createMetrics(gauges: Gauges) {
         text += header(name, 'counter', help);
         for (const [outcome, n] of outcomes.get(name)!) text += `${name}{outcome="${outcome}"} ${n}\n`;
       }
+      text += header('auth_refusals_total', 'counter', 'Requests a per-client rule refused, by reason (address_budget, address_connections, connections).');
+      for (const [reason, n] of refusals) text += `auth_refusals_total{reason="${reason}"} ${n}\n`;
       const { running, waiting } = gauges.hashLoad();
       text += header('auth_scrypt_queue_length', 'gauge', 'Logins waiting for a password-hash slot.') + `auth_scrypt_queue_length ${waiting}\n`;
       text += header('auth_scrypt_running', 'gauge', 'Password hashes being computed.') + `auth_scrypt_running ${running}\n`;

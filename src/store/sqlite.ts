@@ -156,30 +156,16 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
   };
 
   return {
-    async countUsers() {
-      return Number((q.count.get() as { n: number }).n);
-    },
-    async listUsers(after = '', limit = -1) {
-      return q.list.all(after.toLowerCase(), limit).map((row) => toUser(row)!);
-    },
+    countUsers: async () => Number((q.count.get() as { n: number }).n),
+    listUsers: async (after = '', limit = -1) => q.list.all(after.toLowerCase(), limit).map((row) => toUser(row)!),
     async endSessions(id) {
       transaction(db, () => endSessions(id));
     },
-    async findUserByName(name) {
-      return toUser(sharedRead(db, () => q.byName.get(name.toLowerCase())));
-    },
-    async findUserById(id) {
-      return toUser(q.byId.get(id));
-    },
-    async findPlayer(id) {
-      return toPlayer(sharedRead(db, () => q.player.get(id)));
-    },
-    async findUsersByNames(names) {
-      return sharedRead(db, () => q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase())))).map((row) => toPlayer(row)!);
-    },
-    async createUser(user, invite): Promise<CreateResult> {
-      return transaction(db, () => insertUser(user, invite));
-    },
+    findUserByName: async (name) => toUser(sharedRead(db, () => q.byName.get(name.toLowerCase()))),
+    findUserById: async (id) => toUser(q.byId.get(id)),
+    findPlayer: async (id) => toPlayer(sharedRead(db, () => q.player.get(id))),
+    findUsersByNames: async (names) => sharedRead(db, () => q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase())))).map((row) => toPlayer(row)!),
+    createUser: async (user, invite): Promise<CreateResult> => transaction(db, () => insertUser(user, invite)),
     async createUsers(users, commit) {
       return transaction(
         db,
@@ -225,9 +211,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       const row = q.texture.get(hash) as { png: Uint8Array } | undefined;
       return row && Buffer.from(row.png.buffer, row.png.byteOffset, row.png.byteLength);
     },
-    async countTextures() {
-      return Number((q.countTextures.get() as { n: number }).n);
-    },
+    countTextures: async () => Number((q.countTextures.get() as { n: number }).n),
     async deleteUser(id) {
       // Tokens and joins go with the user (ON DELETE CASCADE); textures no one wears, here.
       return transaction(db, () => {
@@ -248,33 +232,19 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         return true;
       });
     },
-    async recordJoin(digest, userId, serverId, now) {
-      return transaction(db, () => q.recordJoin.run(digest, userId, serverId, now).changes === 1);
-    },
-    async findJoin(name, serverId, since) {
-      return toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since)));
-    },
-    async findUserByToken(digest, now) {
-      return toUser(q.byToken.get(digest, now));
-    },
+    recordJoin: async (digest, userId, serverId, now) => transaction(db, () => q.recordJoin.run(digest, userId, serverId, now).changes === 1),
+    findJoin: async (name, serverId, since) => toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since))),
+    findUserByToken: async (digest, now) => toUser(q.byToken.get(digest, now)),
     async createInvite(invite) {
       transaction(db, () => {
         q.pruneInvites.run(invite.createdAt);
         q.insertInvite.run(invite.digest, invite.usesLeft, invite.createdAt, invite.expiresAt);
       });
     },
-    async listInvites(now) {
-      return q.invites.all(now).map((row) => ({ ...row }) as unknown as Invite);
-    },
-    async deleteInvites(prefix) {
-      return transaction(db, () => Number(q.deleteInvites.run(prefix).changes));
-    },
-    async setResetCode(userId, digest, expiresAt) {
-      return transaction(db, () => q.setReset.run(userId, digest, expiresAt).changes === 1);
-    },
-    async findResetCode(digest, now) {
-      return (q.findReset.get(digest, now) as { user_id: string } | undefined)?.user_id;
-    },
+    listInvites: async (now) => q.invites.all(now).map((row) => ({ ...row }) as unknown as Invite),
+    deleteInvites: async (prefix) => transaction(db, () => Number(q.deleteInvites.run(prefix).changes)),
+    setResetCode: async (userId, digest, expiresAt) => transaction(db, () => q.setReset.run(userId, digest, expiresAt).changes === 1),
+    findResetCode: async (digest, now) => (q.findReset.get(digest, now) as { user_id: string } | undefined)?.user_id,
     async useResetCode(digest, now, hash) {
       return transaction(db, () => {
         const row = q.useReset.get(digest, now) as { user_id: string } | undefined;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { envName, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTIONS } from '../../src/cli/options.ts';
+import { envName, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTIONS, withBareValues } from '../../src/cli/options.ts';
 import { parseCommandLine, UsageError } from '../../src/cli/usage.ts';
 
 test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, bounded hashing and connections, no key, no account page', () => {
@@ -19,9 +19,10 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     requestTimeout: 30,
     keepAliveTimeout: 5,
     maxConnections: 1024,
+    maxConnectionsPerAddress: 64,
     apiKey: '',
     synchronous: 'normal',
-    addressLoginLimit: 0,
+    addressLoginLimit: 120,
     publicUrl: '',
     hdTextures: false,
     adminToken: '',
@@ -32,7 +33,8 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     workers: 1,
     minPasswordLength: 8,
     allowHttpTextures: false,
-    trustProxy: false,
+    trustProxy: '',
+    relay: '127.0.0.1,::1',
     accountPage: false,
     registration: 'off',
     registrationUuid: 'random',
@@ -40,6 +42,27 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     registrationsPerHour: 60,
     resetTtl: 3600,
   });
+});
+
+test('--trust-proxy takes a list of addresses and CIDR ranges; its old boolean form means loopback', () => {
+  const trust = (flags: Record<string, unknown>, env: Record<string, string> = {}, file?: unknown): string =>
+    resolveServeConfig(flags, env, file === undefined ? undefined : { path: 'c.json', values: { trustProxy: file } }).trustProxy;
+  assert.equal(trust({ 'trust-proxy': ' 10.0.0.1, 192.168.0.0/16 ,2001:db8::/48' }), '10.0.0.1,192.168.0.0/16,2001:db8::/48');
+  assert.equal(trust({ 'trust-proxy': 'true' }), '127.0.0.1,::1', 'the bare flag, as withBareValues gives it');
+  assert.equal(trust({}, { MCAUTH_TRUST_PROXY: '1' }), '127.0.0.1,::1');
+  assert.equal(trust({}, { MCAUTH_TRUST_PROXY: 'false' }), '');
+  assert.equal(trust({}, {}, true), '127.0.0.1,::1');
+  assert.equal(trust({}, {}, false), '');
+  assert.equal(trust({}, {}, '::1'), '::1');
+  for (const bad of ['yes', '10.0.0.0/33', '::/129', '10.0.0.0/', '300.1.1.1', 'example.org', '10.0.0.0/8/8']) {
+    assert.throws(() => trust({ 'trust-proxy': bad }), { message: /--trust-proxy must be IP addresses or CIDR ranges/ }, bad);
+  }
+  assert.throws(() => resolveServeConfig({ relay: 'localhost' }, {}), { message: /--relay must be IP addresses or CIDR ranges, comma-separated: "localhost"/ });
+  assert.equal(resolveServeConfig({ relay: '' }, {}).relay, '', 'no relays');
+  assert.deepEqual(withBareValues(['--trust-proxy']), ['--trust-proxy=true']);
+  assert.deepEqual(withBareValues(['--trust-proxy', '--metrics']), ['--trust-proxy=true', '--metrics']);
+  assert.deepEqual(withBareValues(['--trust-proxy', '10.0.0.1']), ['--trust-proxy', '10.0.0.1']);
+  assert.deepEqual(withBareValues(['--trust-proxy=::1']), ['--trust-proxy=::1']);
 });
 
 test('a flag wins over the environment, which wins over the default', () => {

@@ -36,6 +36,7 @@ export const METRIC_TYPES: Readonly<Record<string, MetricType>> = {
   auth_profiles_total: 'counter',
   auth_scrypt_queue_length: 'gauge',
   auth_scrypt_running: 'gauge',
+  auth_refusals_total: 'counter',
   process_resident_memory_bytes: 'gauge',
   process_start_time_seconds: 'gauge',
   nodejs_eventloop_lag_seconds: 'gauge',
