@@ -563,7 +563,7 @@ for (const gen of GENERATIONS) {
         for (const [i, a] of answers.entries()) assert.equal(joinOutcome(a, `join ${i + 1}`), 'false');
         const lines = await loggedUntil(capped, '/join', 60);
         assert.ok(lines.every((l) => l.status === 200), 'every join answered 200');
-        assert.ok(lines.some((l) => l.reason === 'Too many connections; try again in a moment'), 'some joins were over the cap, and answered in-band');
+        assert.ok(lines.some((l) => l.reason === 'connections'), 'some joins were over the cap (logged with the reason connections), and answered in-band');
         assert.ok(front.running(), 'the LauncherServer is still running');
       } finally {
         await front.stop();
