@@ -18,7 +18,15 @@ export const SYSTEMD_SOCKET_BACKLOG = 1024;
  * Only the first socket is used: the unit has one ListenStream=.
  */
 export function systemdSocketFd(env: Record<string, string | undefined>, pid: number): number | undefined {
-  const count = Number(env.LISTEN_FDS);
-  if (!Number.isInteger(count) || count < 1 || env.LISTEN_PID !== String(pid)) return undefined;
+  let count: number;
+  let forPid: string | undefined;
+  try {
+    count = Number(env.LISTEN_FDS);
+    forPid = env.LISTEN_PID;
+  } catch {
+    // Deno run without --allow-env for these (its narrow recipe grants MCAUTH_* only): no socket is used.
+    return undefined;
+  }
+  if (!Number.isInteger(count) || count < 1 || forPid !== String(pid)) return undefined;
   return SYSTEMD_FIRST_FD;
 }
