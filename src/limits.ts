@@ -17,8 +17,17 @@ export const MAX_JSON_DEPTH = 8;
 /** No field here is a number; a number literal longer than this (or beyond a double's range) is refused. */
 export const MAX_JSON_NUMBER_CHARS = 32;
 
-/** Failed logins of one name that go unthrottled: room for a few typos. */
+/** Failed logins of one name from one client that go unthrottled: room for a few typos. */
 export const FREE_LOGIN_FAILURES = 5;
+/**
+ * Failed logins of one name from all clients together that go unthrottled: ten clients' free
+ * tries, so only an attack spread over many clients reaches it, never a player's own typos.
+ */
+export const NAME_FAILURE_CEILING = 50;
+/** How often a name held back by others' failures still has a password checked: a player retrying gets in within a retry or two. */
+export const THROTTLED_CHECK_MS = 2500;
+/** Passwords refused under throttle that are remembered (as keyed digests) to be checked on a retry; the oldest are forgotten first. */
+export const MAX_REMEMBERED_RETRIES = 10_000;
 /** The wait after the 5th failure; it doubles with every further one. */
 export const THROTTLE_BASE_MS = 1000;
 /** The longest wait, so that a guesser can never lock a player out for long. */
@@ -30,6 +39,11 @@ export const FORGET_FAILURES_AFTER_MS = 60 * 60 * 1000;
 export const DEFAULT_HASH_CONCURRENCY = 4;
 /** Logins that may wait for a hash slot; more get 503 at once. At 16 MiB a hash, memory stays bounded. */
 export const DEFAULT_HASH_QUEUE = 64;
+/**
+ * Logins of one name that may wait while it is checked (a name is checked once at a time, and
+ * its others hold no place in the pool); more get 503 at once. A player sends one or two.
+ */
+export const NAME_QUEUE = 8;
 
 /** A client must send its headers within this (slowloris). */
 export const DEFAULT_HEADERS_TIMEOUT_SECONDS = 10;

@@ -5,7 +5,7 @@
 // call carries the player's access token as `Authorization: Bearer TOKEN` (never a cookie, so
 // no other site can make a browser send it: no CSRF).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { callerFor, countLogin, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
+import { callerFor, countLogin, loginClient, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField } from '../http/fields.ts';
 import type { Handler } from '../http/router.ts';
@@ -152,7 +152,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           // As /auth: a login whose caller has left is not hashed for no one.
           const left = new AbortController();
           res.once('close', () => left.abort());
-          const { username, userUUID, accessToken } = await service.login(name, password, { field: 'name', callerLeft: left.signal });
+          const { username, userUUID, accessToken } = await service.login(name, password, { field: 'name', callerLeft: left.signal, from: loginClient(req) });
           sendResult(res, { username, userUUID, accessToken });
         },
       },
@@ -160,7 +160,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
       '/account/password': {
         POST: mine(async (req, user, token) => {
           const body = await jsonBody(req, ['current', 'new']);
-          return service.changeOwnPassword(user, token, stringField(body, 'current'), stringField(body, 'new'));
+          return service.changeOwnPassword(user, token, stringField(body, 'current'), stringField(body, 'new'), loginClient(req));
         }),
       },
       '/account/skin': { PUT: upload('skin'), DELETE: clear('skin') },
@@ -176,7 +176,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
       '/account/reset': {
         POST: async (req, res) => {
           const body = await jsonBody(req, ['code', 'password']);
-          const user = await service.resetPassword(stringField(body, 'code'), stringField(body, 'password'));
+          const user = await service.resetPassword(stringField(body, 'code'), stringField(body, 'password'), loginClient(req));
           notePlayer(res, user.name);
           sendResult(res, { username: user.name });
         },

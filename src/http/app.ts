@@ -4,6 +4,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, MAX_RELAYED_BODY_BYTES, NAME_PATTERN } from '../limits.ts';
 import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
+import type { LoginClient } from '../service/throttle.ts';
 import { readJson } from './body.ts';
 import { HttpError, sendError, sendResult } from './envelope.ts';
 import { nameList, requireObject, stringField } from './fields.ts';
@@ -60,6 +61,13 @@ const callers = new WeakMap<IncomingMessage, Caller>();
 
 /** Who made a request the app has seen. */
 export const callerFor = (req: IncomingMessage): Caller => callers.get(req)!;
+
+/** Who a login comes from (see LoginClient): a direct caller by its address; a relay by the clientToken it forwards, or else as one client for all its players. */
+export function loginClient(req: IncomingMessage, clientToken?: string): LoginClient {
+  const { address, relay } = callers.get(req)!;
+  if (!relay) return { id: address, shared: false, address };
+  return clientToken === undefined ? { id: `relay ${address}`, shared: true } : { id: `token ${clientToken}`, shared: false };
+}
 
 /** Counts a login against its address's budget (--address-login-limit), unless a relay's; past it, refuses it (429). */
 export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined): void {
@@ -159,7 +167,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       res.once('close', () => left.abort());
       // Either the contract's {"login"} or the 0.0.5 LauncherServer's forwarded Yggdrasil body.
       const { field, name, password, yggdrasil } = readLoginRequest(b);
-      const result = await service.login(name, password, { field, callerLeft: left.signal });
+      const result = await service.login(name, password, { field, callerLeft: left.signal, from: loginClient(req, yggdrasil?.clientToken) });
       return yggdrasil ? yggdrasilResult(result, yggdrasil.clientToken) : result;
     }, () => 'ok'),
     '/join': post(
@@ -205,7 +213,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     if (!expected) options.logError(`${where}: unexpected error`, err);
     const outcome = failedOutcome(route, err);
     if (outcome !== undefined) outcomes.set(res, outcome);
-    if (err instanceof HttpError && err.refusal) reasons.set(res, err.refusal);
+    const rule = err instanceof HttpError ? err.refusal : err instanceof ServiceError ? err.rule : undefined;
+    if (rule) reasons.set(res, rule);
     if (req.socket.destroyed) return; // the client is gone: no one to answer
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();

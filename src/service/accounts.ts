@@ -6,7 +6,7 @@ import { MAX_LOCK_REASON_CHARS } from '../limits.ts';
 import { offlineUuid, parseUuid } from '../uuid.ts';
 import { isPlayerName, requireNewName, requireNewPassword, requireUrl } from './checks.ts';
 import type { Context } from './context.ts';
-import { busy, invalid, notFound, quote, ServiceError } from './errors.ts';
+import { invalid, noPlace, notFound, quote, ServiceError } from './errors.ts';
 import { digestToken } from '../crypto/token.ts';
 
 export interface NewUser {
@@ -23,12 +23,12 @@ export interface NewUser {
   invite?: string;
 }
 
-/** Hashes in a slot of the hash pool, like a login: 503 at once when the pool and its queue are full. */
-export async function hashInPool(ctx: Context, password: string): Promise<string> {
-  const slot = ctx.pool.reserve();
-  if (!slot) throw busy();
+/** Hashes in a slot of the hash pool, like a login (for `address`, a direct caller's): refused at once when there is no place. */
+export async function hashInPool(ctx: Context, password: string, address?: string): Promise<string> {
+  const slot = ctx.pool.reserve(address);
+  if (typeof slot === 'string') throw noPlace(slot);
   try {
-    await slot.ready;
+    if (!(await slot.ready)) throw noPlace('share');
     return await hashPassword(password);
   } finally {
     slot.release();

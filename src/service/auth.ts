@@ -1,16 +1,17 @@
 // /auth: a player name and password for a new access token; and what a player holding a token
 // may do on their own (the account page): sign up, change the password.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts';
 import { digestToken, issueToken } from '../crypto/token.ts';
 import { MAX_TOKEN_CHARS, MAX_TOKENS_PER_USER } from '../limits.ts';
 import type { User } from '../store/store.ts';
-import { addUser, reread, type NewUser } from './accounts.ts';
+import { addUser, hashInPool, reread, type NewUser } from './accounts.ts';
 import { requireNewPassword, requirePasswordSize, requirePlayerName } from './checks.ts';
 import type { Context } from './context.ts';
-import { ServiceError } from './errors.ts';
+import { busy, noPlace, ServiceError } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
-import { admitLoginAttempt } from './throttle.ts';
+import { admitLoginAttempt, clearLoginFailures, uncountLoginAttempt, UNNAMED_CLIENT, type LoginClient } from './throttle.ts';
 
 export interface AuthResult extends TextureFields {
   username: string;
@@ -52,38 +53,77 @@ export interface LoginOptions {
   field?: string;
   /** Aborts when the caller is gone: a login still waiting for its hash slot then gives the slot up without hashing, and its attempt is taken back from the throttle's count. */
   callerLeft?: AbortSignal;
+  /** Who is logging in, for the throttle and the hash pool's shares. */
+  from?: LoginClient;
+}
+
+/**
+ * Checks `password` against `stored` in the hash pool, one check of a name at a time. For an
+ * unknown name (no `stored`) nothing is hashed: it waits as long as one of the recent checks
+ * took, queueing included, and a pool that would refuse a check refuses it too, so neither the
+ * time nor the answer tells it from a wrong password (until a first check, the dummy is checked).
+ */
+async function checkInTurn(ctx: Context, name: string, password: string, stored: string | undefined, { address }: LoginClient, callerLeft?: AbortSignal): Promise<boolean> {
+  const turn = ctx.pool.turn(name.toLowerCase());
+  if (!turn) throw busy();
+  const over = await turn;
+  try {
+    const typical = stored === undefined ? ctx.pool.recentCheckMs() : undefined;
+    if (typical !== undefined) {
+      const refused = ctx.pool.refusal(address);
+      if (refused) throw noPlace(refused);
+      await sleep(typical);
+      return false;
+    }
+    const slot = ctx.pool.reserve(address);
+    if (typeof slot === 'string') throw noPlace(slot);
+    try {
+      if (!(await slot.ready)) throw noPlace('share');
+      if (callerLeft?.aborted) throw new ServiceError('busy', 'The caller left before its login was checked');
+      return await checkPassword(ctx, password, stored ?? (await dummyHash()));
+    } finally {
+      slot.release();
+    }
+  } finally {
+    over();
+  }
+}
+
+/** A login attempt of `name` through the throttle: the player `find` gives, when `password` is theirs. */
+async function attempt(ctx: Context, name: string, password: string, from: LoginClient, find: () => Promise<User | undefined>, callerLeft?: AbortSignal): Promise<User | undefined> {
+  await admitLoginAttempt(ctx, name, password, from);
+  let user: User | undefined;
+  let matches: boolean;
+  try {
+    user = await find();
+    matches = await checkInTurn(ctx, name, password, user?.passwordHash, from, callerLeft);
+  } catch (err) {
+    // Never checked, so it reveals nothing: it must not count toward the throttle either, or a
+    // launcher that times out and retries in a login flood would throttle its own player.
+    await uncountLoginAttempt(ctx, name, from);
+    throw err;
+  }
+  if (!matches) return undefined;
+  await clearLoginFailures(ctx, name, from);
+  return user;
 }
 
 /** Checks the password and issues a token. */
-export async function login(ctx: Context, name: string, password: string, { field = 'login', callerLeft }: LoginOptions = {}): Promise<AuthResult> {
+export async function login(ctx: Context, name: string, password: string, { field = 'login', callerLeft, from = UNNAMED_CLIENT }: LoginOptions = {}): Promise<AuthResult> {
   // Over a limit: refused before any work, and not counted as a failed login.
   requirePlayerName(field, name);
   requirePasswordSize(password);
-  const slot = await admitLoginAttempt(ctx, name);
-  try {
-    await slot.ready;
-    if (callerLeft?.aborted) {
-      // Never checked, so it reveals nothing: it must not count toward the throttle either, or
-      // a launcher that times out and retries in a login flood would throttle its own player.
-      await ctx.store.uncountLoginFailure(name);
-      throw new ServiceError('busy', 'The caller left before its login was checked');
-    }
-    const user = await ctx.store.findUserByName(name);
-    const matches = await checkPassword(ctx, password, user?.passwordHash ?? (await dummyHash()));
-    if (!user || !matches) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
-    await ctx.store.clearLoginFailures(name);
-    // Only after the password: to a guesser a locked account looks like any other.
-    if (user.lockedAt !== null) throw locked(user.lockReason);
+  const user = await attempt(ctx, name, password, from, () => ctx.store.findUserByName(name), callerLeft);
+  if (!user) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
+  // Only after the password: to a guesser a locked account looks like any other.
+  if (user.lockedAt !== null) throw locked(user.lockReason);
 
-    const session = await startSession(ctx, user);
-    if (needsRehash(user.passwordHash)) {
-      // Only while the hash is still the one checked: a password changed meanwhile stays.
-      await ctx.store.setPasswordHash(user.id, await hashPassword(password), false, undefined, user.passwordHash);
-    }
-    return session;
-  } finally {
-    slot.release();
+  const session = await startSession(ctx, user);
+  if (needsRehash(user.passwordHash)) {
+    // Only while the hash is still the one checked: a password changed meanwhile stays.
+    await ctx.store.setPasswordHash(user.id, await hashPassword(password), false, undefined, user.passwordHash);
   }
+  return session;
 }
 
 /**
@@ -116,17 +156,10 @@ export async function userByToken(ctx: Context, token: string): Promise<User | u
  * goes through the throttle and the hash pool, and a wrong one counts as a failed login of the
  * name. Every other session and the join end; the token `keep` stays.
  */
-export async function changeOwnPassword(ctx: Context, user: User, keep: string, current: string, password: string): Promise<User> {
+export async function changeOwnPassword(ctx: Context, user: User, keep: string, current: string, password: string, from = UNNAMED_CLIENT): Promise<User> {
   requirePasswordSize(current, 'current');
   requireNewPassword(password, ctx.options.minPasswordLength);
-  const slot = await admitLoginAttempt(ctx, user.name);
-  try {
-    await slot.ready;
-    if (!(await checkPassword(ctx, current, user.passwordHash))) throw new ServiceError('unauthorized', 'The current password is wrong');
-    await ctx.store.clearLoginFailures(user.name);
-    await ctx.store.setPasswordHash(user.id, await hashPassword(password), true, digestToken(keep));
-  } finally {
-    slot.release();
-  }
+  if (!(await attempt(ctx, user.name, current, from, async () => user))) throw new ServiceError('unauthorized', 'The current password is wrong');
+  await ctx.store.setPasswordHash(user.id, await hashInPool(ctx, password, from.address), true, digestToken(keep));
   return reread(ctx, user);
 }

@@ -6,6 +6,7 @@ import { findUser, gone, hashInPool } from './accounts.ts';
 import { requireNewPassword } from './checks.ts';
 import type { Context } from './context.ts';
 import { invalid } from './errors.ts';
+import { clearLoginFailures, UNNAMED_CLIENT } from './throttle.ts';
 
 /** A new reset code for the player (shown this once), and when it expires. */
 export async function createResetCode(ctx: Context, who: string): Promise<{ user: User; code: string; expiresAt: number }> {
@@ -20,15 +21,15 @@ export async function createResetCode(ctx: Context, who: string): Promise<{ user
  * Sets the password of the code's player and ends every session; the code is then used up. The
  * code is looked up before the password is hashed: a guessed code costs a digest, not a hash.
  */
-export async function resetPassword(ctx: Context, code: string, password: string): Promise<User> {
+export async function resetPassword(ctx: Context, code: string, password: string, from = UNNAMED_CLIENT): Promise<User> {
   requireNewPassword(password, ctx.options.minPasswordLength);
   const digest = digestToken(code);
   const live = (await ctx.store.findResetCode(digest, ctx.now())) !== undefined;
-  const id = live ? await ctx.store.useResetCode(digest, ctx.now(), await hashInPool(ctx, password)) : undefined;
+  const id = live ? await ctx.store.useResetCode(digest, ctx.now(), await hashInPool(ctx, password, from.address)) : undefined;
   const user = id === undefined ? undefined : await ctx.store.findUserById(id);
   // One message for an unknown, used or expired code.
   if (!user) throw invalid('This reset link is not valid');
   // Failed guesses before the reset should not keep the player waiting after it.
-  await ctx.store.clearLoginFailures(user.name);
+  await clearLoginFailures(ctx, user.name, from);
   return user;
 }

@@ -6,14 +6,16 @@ import { createResetCode, resetPassword } from './resets.ts';
 import type { Context, ServiceOptions } from './context.ts';
 import { profile, profiles } from './lookup.ts';
 import { hasJoined, join } from './session.ts';
+import type { LoginClient } from './throttle.ts';
 import { textureUrl } from './textures.ts';
 import type { Store, TextureChange, User } from '../store/store.ts';
 import { createHashPool } from '../crypto/hash-pool.ts';
+import { NAME_QUEUE } from '../limits.ts';
 
 export type Service = ReturnType<typeof createService>;
 
 export function createService(store: Store, options: ServiceOptions, now: () => number = Date.now) {
-  const ctx: Context = { store, options, now, pool: createHashPool(options.hashConcurrency, options.hashQueue) };
+  const ctx: Context = { store, options, now, pool: createHashPool(options.hashConcurrency, options.hashQueue, NAME_QUEUE) };
   return {
     /** Computes the dummy hash ahead, so the first unknown login is not slower than the rest. */
     warmUp: () => dummyHash().then(() => undefined),
@@ -41,12 +43,12 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     renameUser: (who: string, name: string) => accounts.renameUser(ctx, who, name),
     register: (input: accounts.NewUser) => register(ctx, input),
     userByToken: (token: string) => userByToken(ctx, token),
-    changeOwnPassword: (user: User, keep: string, current: string, password: string) => changeOwnPassword(ctx, user, keep, current, password),
+    changeOwnPassword: (user: User, keep: string, current: string, password: string, from?: LoginClient) => changeOwnPassword(ctx, user, keep, current, password, from),
     createInvite: (uses?: number, expiresIn?: number) => createInvite(ctx, uses, expiresIn),
     listInvites: () => listInvites(ctx),
     revokeInvite: (codeOrId: string) => revokeInvite(ctx, codeOrId),
     createResetCode: (who: string) => createResetCode(ctx, who),
-    resetPassword: (code: string, password: string) => resetPassword(ctx, code, password),
+    resetPassword: (code: string, password: string, from?: LoginClient) => resetPassword(ctx, code, password, from),
     findTexture: (hash: string) => store.findTexture(hash),
     countTextures: () => store.countTextures(),
     /** Throws when the store cannot answer a query (for /health). */

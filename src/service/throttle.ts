@@ -1,47 +1,87 @@
-// The password-guessing throttle: failed logins are counted per login name (in the store, so the
-// count holds across restarts and processes). After FREE_LOGIN_FAILURES, each attempt must wait
-// a delay that doubles with every failure, up to THROTTLE_MAX_MS: slow enough to stop guessing,
-// never a lockout that a guesser could impose on a player for long.
-import { FORGET_FAILURES_AFTER_MS, FREE_LOGIN_FAILURES, THROTTLE_BASE_MS, THROTTLE_MAX_MS } from '../limits.ts';
-import type { HashSlot } from '../crypto/hash-pool.ts';
+// The password-guessing throttle. Failed logins are counted per name and client (in the store, so
+// the counts hold across restarts, processes and nodes), so that a guesser slows down only itself:
+// after FREE_LOGIN_FAILURES a client waits a delay that doubles with every failure, up to
+// THROTTLE_MAX_MS. The failures of a name from all clients together have a ceiling,
+// NAME_FAILURE_CEILING, past which the name waits for everyone: that holds a guesser who spreads
+// over many clients. A name held back by others (the ceiling, or a relay whose players all count
+// as one client) still has a password checked every THROTTLED_CHECK_MS, one already refused here
+// under throttle: a player who retries the same password gets in, a guesser with new ones does not.
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  FORGET_FAILURES_AFTER_MS,
+  FREE_LOGIN_FAILURES,
+  MAX_REMEMBERED_RETRIES,
+  NAME_FAILURE_CEILING,
+  THROTTLE_BASE_MS,
+  THROTTLE_MAX_MS,
+  THROTTLED_CHECK_MS,
+} from '../limits.ts';
 import type { LoginFailures } from '../store/store.ts';
 import type { Context } from './context.ts';
-import { busy, ServiceError } from './errors.ts';
-
-/** When the next attempt is allowed (0: at once). */
-export function throttledUntil({ failures, lastAt }: LoginFailures): number {
-  if (failures < FREE_LOGIN_FAILURES) return 0;
-  return lastAt + Math.min(THROTTLE_BASE_MS * 2 ** (failures - FREE_LOGIN_FAILURES), THROTTLE_MAX_MS);
-}
+import { ServiceError } from './errors.ts';
 
 /**
- * Refuses a throttled name (429), then a login the hash pool has no room for (503: not an
- * attempt, so it counts nothing); otherwise takes a hash slot (the caller releases it) and
- * counts the attempt as a failure before any hash is computed, in one atomic step of the store,
- * so that guesses sent in parallel (or to another process on the same database) already see it.
- * A success clears the count.
+ * Who a login comes from. `id` counts its failures apart from other clients': a direct caller's
+ * address, or the clientToken a relay forwards. `shared` when it stands for many players (a
+ * relay that forwards no clientToken): its throttle is then others' doing, as the ceiling is.
  */
-export async function admitLoginAttempt(ctx: Context, name: string): Promise<HashSlot> {
+export interface LoginClient {
+  id: string;
+  shared: boolean;
+  /** A direct caller's address, which shares the hash pool with other direct callers; none for a relay. */
+  address?: string;
+}
+
+/** A login from a caller the service is not told of (the CLI, tests): one client. */
+export const UNNAMED_CLIENT: LoginClient = { id: '', shared: false };
+
+/** When the next attempt is allowed (0: at once), after `free` failures that go unthrottled. */
+export function throttledUntil({ failures, lastAt }: LoginFailures, free = FREE_LOGIN_FAILURES): number {
+  if (failures < free) return 0;
+  return lastAt + Math.min(THROTTLE_BASE_MS * 2 ** (failures - free), THROTTLE_MAX_MS);
+}
+
+/** The store's keys of a login's counts: the name's, and the name's from this client. */
+const keysOf = (name: string, client: LoginClient): string[] => [name.toLowerCase(), `${name.toLowerCase()} ${client.id}`];
+
+/** Keyed digests of passwords refused under throttle (with their name), newest last; the key never leaves this process. */
+const refusedRetries = new Set<string>();
+const retryKey = randomBytes(32);
+
+/**
+ * Counts the attempt as a failure of the name and of its client before any hash is computed, in
+ * one atomic step of the store, so that guesses sent in parallel (or to another process on the
+ * same database) already see it; a success clears it. Refuses a throttled attempt (429).
+ */
+export async function admitLoginAttempt(ctx: Context, name: string, password: string, client: LoginClient): Promise<void> {
   const now = ctx.now();
-  // The hash slot is taken inside the store's atomic step: taken later, several requests could
-  // see room for one, be counted, and then find no slot.
-  let slot: HashSlot | undefined;
-  let until: number;
-  try {
-    until = await ctx.store.beginLoginAttempt(name, now, now - FORGET_FAILURES_AFTER_MS, (failures) => {
-      const wait = throttledUntil(failures);
-      if (wait > now) return wait;
-      slot = ctx.pool.reserve();
-      return slot ? 0 : Infinity;
-    });
-  } catch (err) {
-    slot?.release();
-    throw err;
-  }
-  if (until === Infinity) throw busy();
-  if (until > now) {
-    const seconds = Math.ceil((until - now) / 1000);
-    throw new ServiceError('throttled', `Too many failed logins for this name; try again in ${seconds} s`, seconds);
-  }
-  return slot!;
+  const retry = createHmac('sha256', retryKey).update(`${name.toLowerCase()}\n${password}`).digest('base64');
+  let wait = 0;
+  await ctx.store.updateLoginFailures(keysOf(name, client), now - FORGET_FAILURES_AFTER_MS, ([all, mine]) => {
+    const own = client.shared ? 0 : throttledUntil(mine);
+    const byOthers = Math.max(throttledUntil(all, NAME_FAILURE_CEILING), client.shared ? throttledUntil(mine) : 0);
+    if (own > now) wait = own - now;
+    else if (byOthers > now && (!refusedRetries.has(retry) || all.lastAt > now - THROTTLED_CHECK_MS)) wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
+    else return [{ failures: all.failures + 1, lastAt: now }, { failures: mine.failures + 1, lastAt: now }];
+    return [undefined, undefined];
+  });
+  if (wait === 0) return;
+  refusedRetries.delete(retry);
+  refusedRetries.add(retry);
+  if (refusedRetries.size > MAX_REMEMBERED_RETRIES) refusedRetries.delete(refusedRetries.values().next().value!);
+  const seconds = Math.ceil(wait / 1000);
+  throw new ServiceError('throttled', `Too many failed logins for this name; try again in ${seconds} s`, seconds, 'throttle');
+}
+
+/** Takes back a counted attempt that was never checked, so it reveals nothing and counts for nothing. */
+export async function uncountLoginAttempt(ctx: Context, name: string, client: LoginClient): Promise<void> {
+  const less = (f: LoginFailures): LoginFailures => ({ ...f, failures: Math.max(0, f.failures - 1) });
+  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map(less));
+}
+
+const NO_FAILURES: LoginFailures = { failures: 0, lastAt: 0 };
+
+/** Forgets the failures of the name and of this client (the password was right); other clients' stay. */
+export async function clearLoginFailures(ctx: Context, name: string, client: LoginClient): Promise<void> {
+  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, () => [NO_FAILURES, NO_FAILURES]);
 }

@@ -6,7 +6,7 @@ export function createMemoryStore(): Store {
   const idByName = new Map<string, string>(); // lower-case name -> id
   const tokens = new Map<string, { userId: string; expiresAt: number; seq: number }>(); // by digest
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
-  const failures = new Map<string, { failures: number; lastAt: number }>(); // by lower-case name
+  const failures = new Map<string, { failures: number; lastAt: number }>(); // by the service's keys, in order of the last failure
   const textures = new Map<string, Buffer>(); // by hash
   const invites = new Map<string, Invite>(); // by digest
   const resets = new Map<string, { digest: string; expiresAt: number }>(); // by user id
@@ -188,22 +188,18 @@ export function createMemoryStore(): Store {
       endSessions(id);
       return id;
     },
-    async beginLoginAttempt(name, now, forgetBefore, throttledUntil) {
-      const key = name.toLowerCase();
-      const row = failures.get(key);
-      const before = row && row.lastAt >= forgetBefore ? row : { failures: 0, lastAt: 0 };
-      const until = throttledUntil({ ...before });
-      if (until > now) return until;
-      failures.set(key, { failures: before.failures + 1, lastAt: now });
-      for (const [k, f] of failures) if (f.lastAt < forgetBefore) failures.delete(k);
-      return 0;
-    },
-    async clearLoginFailures(name) {
-      failures.delete(name.toLowerCase());
-    },
-    async uncountLoginFailure(name) {
-      const f = failures.get(name.toLowerCase());
-      if (f && f.failures > 0) f.failures--;
+    async updateLoginFailures(keys, forgetBefore, update) {
+      const counts = keys.map((key) => failures.get(key)).map((row) => (row && row.lastAt >= forgetBefore ? { ...row } : { failures: 0, lastAt: 0 }));
+      update(counts).forEach((count, i) => {
+        if (!count) return;
+        // Set anew, so the map stays in order of the last failure and the sweep stops at the first live one.
+        failures.delete(keys[i]!);
+        failures.set(keys[i]!, { ...count });
+      });
+      for (const [key, f] of failures) {
+        if (f.lastAt >= forgetBefore) break;
+        failures.delete(key);
+      }
     },
     async ping() {},
     async backup() {

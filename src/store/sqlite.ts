@@ -120,8 +120,6 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     failures: sql('SELECT failures, last_at FROM login_failures WHERE name_key = ?'),
     setFailures: sql('INSERT OR REPLACE INTO login_failures (name_key, failures, last_at) VALUES (?, ?, ?)'),
     forgetFailures: sql('DELETE FROM login_failures WHERE last_at < ?'),
-    clearFailures: sql('DELETE FROM login_failures WHERE name_key = ?'),
-    uncountFailure: sql('UPDATE login_failures SET failures = failures - 1 WHERE name_key = ? AND failures > 0'),
     findJoin: sql(
       `SELECT ${PLAYER_COLUMNS} FROM users INDEXED BY players_by_name JOIN joins ON joins.user_id = users.id
        WHERE users.name_key = ? AND joins.server_id = ? AND joins.joined_at > ?`,
@@ -254,24 +252,14 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         return row.user_id;
       });
     },
-    async beginLoginAttempt(name, now, forgetBefore, throttledUntil) {
-      const key = name.toLowerCase();
+    async updateLoginFailures(keys, forgetBefore, update) {
       // IMMEDIATE: the read and the write are one step for every process sharing the file.
-      return transaction(db, () => {
-        const row = q.failures.get(key) as { failures: number; last_at: number } | undefined;
-        const before = row && row.last_at >= forgetBefore ? { failures: row.failures, lastAt: row.last_at } : { failures: 0, lastAt: 0 };
-        const until = throttledUntil(before);
-        if (until > now) return until;
-        q.setFailures.run(key, before.failures + 1, now);
+      transaction(db, () => {
+        const rows = keys.map((key) => q.failures.get(key) as { failures: number; last_at: number } | undefined);
+        const counts = rows.map((row) => (row && row.last_at >= forgetBefore ? { failures: row.failures, lastAt: row.last_at } : { failures: 0, lastAt: 0 }));
+        update(counts).forEach((count, i) => count && q.setFailures.run(keys[i]!, count.failures, count.lastAt));
         q.forgetFailures.run(forgetBefore);
-        return 0;
       });
-    },
-    async clearLoginFailures(name) {
-      transaction(db, () => q.clearFailures.run(name.toLowerCase()));
-    },
-    async uncountLoginFailure(name) {
-      transaction(db, () => q.uncountFailure.run(name.toLowerCase()));
     },
     async ping() {
       q.ping.get();

@@ -40,7 +40,7 @@ export type TextureChange = Partial<Pick<User, 'skinUrl' | 'skinHash' | 'capeUrl
 
 export type CreateResult = 'created' | 'name_taken' | 'id_taken' | 'invite_invalid';
 
-/** Failed logins of one name: how many in a row, and when the last was. */
+/** Failed logins counted under one key: how many in a row, and when the last was. */
 export interface LoginFailures {
   failures: number;
   lastAt: number;
@@ -135,16 +135,12 @@ export interface Store {
   useResetCode(digest: string, now: number, hash: string): Promise<string | undefined>;
 
   /**
-   * One atomic step for a login attempt of `name` (any case). Reads its failures (none: 0 and
-   * lastAt 0; a last failure before `forgetBefore` counts as none). When `throttledUntil` of them
-   * is after `now`, returns that time and changes nothing. Otherwise counts the attempt as one
-   * more failure at `now`, drops other names quiet since `forgetBefore`, and returns 0.
+   * One atomic step over the failure counts under `keys` (what they name is the service's
+   * business): reads each (without a row, or with its last failure before `forgetBefore`: 0 and
+   * 0), stores what `update` returns for it (undefined: left as it is), and drops the rows quiet
+   * since `forgetBefore`.
    */
-  beginLoginAttempt(name: string, now: number, forgetBefore: number, throttledUntil: (f: LoginFailures) => number): Promise<number>;
-  /** Forgets the failures of `name`: its login succeeded. */
-  clearLoginFailures(name: string): Promise<void>;
-  /** Takes back one counted failure of `name` (an attempt that was never checked). */
-  uncountLoginFailure(name: string): Promise<void>;
+  updateLoginFailures(keys: string[], forgetBefore: number, update: (counts: LoginFailures[]) => (LoginFailures | undefined)[]): Promise<void>;
 
   /** Reads from the database, throwing when it cannot: whether the store works right now. */
   ping(): Promise<void>;

@@ -1,22 +1,28 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createHashPool } from '../../src/crypto/hash-pool.ts';
+import { createHashPool, type HashSlot, type NoPlace } from '../../src/crypto/hash-pool.ts';
+
+const slot = (got: HashSlot | NoPlace): HashSlot => {
+  assert.equal(typeof got, 'object', `a place, not ${String(got)}`);
+  return got as HashSlot;
+};
 
 test('runs up to the concurrency at once, queues up to the queue size, refuses the rest at once', async () => {
   const pool = createHashPool(2, 1);
-  const a = pool.reserve()!;
-  const b = pool.reserve()!;
-  const c = pool.reserve()!;
-  assert.equal(pool.reserve(), undefined, 'running and queue are full');
+  const a = slot(pool.reserve());
+  const b = slot(pool.reserve());
+  const c = slot(pool.reserve());
+  assert.equal(pool.refusal(), 'busy');
+  assert.equal(pool.reserve(), 'busy', 'running and queue are full');
   assert.deepEqual([pool.running, pool.waiting], [2, 1]);
   let cStarted = false;
   void c.ready.then(() => (cStarted = true));
-  await a.ready;
+  assert.equal(await a.ready, true);
   await b.ready;
   await Promise.resolve();
   assert.equal(cStarted, false, 'the queued slot waits');
   a.release();
-  await c.ready;
+  assert.equal(await c.ready, true);
   assert.deepEqual([pool.running, pool.waiting], [2, 0], 'the freed slot went to the waiter');
   b.release();
   c.release();
@@ -26,14 +32,74 @@ test('runs up to the concurrency at once, queues up to the queue size, refuses t
 
 test('a waiter that gives up leaves the queue without taking a slot', async () => {
   const pool = createHashPool(1, 2);
-  const a = pool.reserve()!;
-  const b = pool.reserve()!;
-  const c = pool.reserve()!;
-  b.release(); // gave up while waiting (say, its login was throttled)
+  const a = slot(pool.reserve());
+  const b = slot(pool.reserve());
+  const c = slot(pool.reserve());
+  b.release(); // gave up while waiting (say, its caller left)
   assert.deepEqual([pool.running, pool.waiting], [1, 1]);
   a.release();
   await c.ready;
   assert.deepEqual([pool.running, pool.waiting], [1, 0]);
   c.release();
   assert.deepEqual([pool.running, pool.waiting], [0, 0]);
+});
+
+test('full: the address holding the most places gives its newest waiting one to a newcomer, and is itself refused', async () => {
+  const pool = createHashPool(1, 4);
+  const flood = [slot(pool.reserve('10.0.0.1')), slot(pool.reserve('10.0.0.1')), slot(pool.reserve('10.0.0.1')), slot(pool.reserve('10.0.0.1'))];
+  const other = slot(pool.reserve('10.0.0.2'));
+  assert.equal(pool.refusal('10.0.0.1'), 'share', 'the biggest holder gets no more');
+  assert.equal(pool.reserve('10.0.0.1'), 'share');
+  assert.equal(pool.refusal('10.0.0.3'), undefined, 'a newcomer would find a place');
+  const newcomer = slot(pool.reserve('10.0.0.3'));
+  assert.equal(await flood[3]!.ready, false, "the flood's newest waiting place went to the newcomer");
+  assert.deepEqual([pool.running, pool.waiting], [1, 4]);
+  // Now 10.0.0.1 holds 3, the others 1 each: 10.0.0.2 may still take one of its places (3 >= 1 + 2).
+  slot(pool.reserve('10.0.0.2'));
+  assert.equal(await flood[2]!.ready, false);
+  // Two each for 10.0.0.1 and 10.0.0.2, one for 10.0.0.3: no one holds two more than it.
+  assert.equal(pool.reserve('10.0.0.3'), 'share', 'holding a place, refused as a share');
+  const late = [slot(pool.reserve('10.0.0.4')), slot(pool.reserve('10.0.0.5'))]; // each takes from a holder of two
+  assert.equal(pool.reserve('10.0.0.6'), 'busy', 'one place each now: holding none and no one to take from, busy');
+  assert.equal(pool.reserve(), 'busy', 'a relay (no address) never takes a place from anyone');
+  assert.deepEqual([pool.running, pool.waiting], [1, 4]);
+  for (const s of [...flood, other, newcomer, ...late]) s.release();
+  assert.deepEqual([pool.running, pool.waiting], [0, 0]);
+});
+
+test("a relay's places (no address) are never taken by direct callers", async () => {
+  const pool = createHashPool(1, 2);
+  const relayed = [slot(pool.reserve()), slot(pool.reserve()), slot(pool.reserve())];
+  assert.equal(pool.reserve('10.0.0.1'), 'busy');
+  for (const s of relayed) s.release();
+});
+
+test('one check of a name at a time: a second turn waits for the first to be over; past the name queue, none', async () => {
+  const pool = createHashPool(4, 4, 2);
+  const first = await pool.turn('alice')!;
+  let secondIn = false;
+  const second = pool.turn('alice')!.then((over) => ((secondIn = true), over));
+  const third = pool.turn('alice')!;
+  assert.equal(pool.turn('alice'), undefined, 'two wait already');
+  const other = await pool.turn('bob')!; // another name is not held up
+  await new Promise((r) => setImmediate(r));
+  assert.equal(secondIn, false);
+  first();
+  (await second)();
+  (await third)();
+  other();
+  (await pool.turn('alice')!)(); // nothing left waiting
+});
+
+test('the time of a recent check is drawn from the last ones, from reservation to release', async () => {
+  const pool = createHashPool(1, 1);
+  assert.equal(pool.recentCheckMs(), undefined, 'none before the first check');
+  const a = slot(pool.reserve());
+  const b = slot(pool.reserve()); // waits behind a: its time includes the queueing
+  await new Promise((r) => setTimeout(r, 20));
+  a.release();
+  await b.ready;
+  b.release();
+  const drawn = new Set(Array.from({ length: 50 }, () => pool.recentCheckMs()));
+  assert.ok([...drawn].every((ms) => ms !== undefined && ms >= 15), [...drawn].join());
 });

@@ -242,7 +242,7 @@ describe('relays are never held to per-address rules', () => {
       agent.destroy();
       assert.deepEqual(joins.filter((a) => a.status !== 200 || a.body.result !== true).slice(0, 5).map((a) => [a.status, a.body]), []);
       const metrics = await call(s.port, `/metrics?key=${KEY}`);
-      for (const reason of ['address_budget', 'address_connections', 'connections']) assert.equal(sample(metrics.body, `auth_refusals_total{reason="${reason}"}`), 0, reason);
+      for (const reason of ['address_budget', 'address_connections', 'connections', 'throttle', 'pool_share']) assert.equal(sample(metrics.body, `auth_refusals_total{reason="${reason}"}`), 0, reason);
     } finally {
       await s.stop();
     }

@@ -23,12 +23,13 @@ const ROUTES = new Set(['/auth', '/join', '/hasJoined', '/profile', '/profiles',
 let plain: RunningServer; // no --metrics
 let metered: RunningServer; // --metrics
 let busy: RunningServer; // --metrics, one hash at a time and no queue
+const BUSY_NAMES = ['Busy', 'Busy_1', 'Busy_2', 'Busy_3'];
 let keyed: RunningServer; // --metrics --api-key KEY
 let aliceUuid = '';
 const testStart = Date.now() / 1000;
 
 before(async () => {
-  [aliceUuid] = await Promise.all([addUser(db, 'Alice', 'alice-pw'), addUser(db, 'Busy', 'busy-password'), addUser(db, 'Locked', 'locked-pw')]);
+  [aliceUuid] = await Promise.all([addUser(db, 'Alice', 'alice-pw'), ...BUSY_NAMES.map((name) => addUser(db, name, 'busy-password')), addUser(db, 'Locked', 'locked-pw')]);
   const lock = await runCli(['user', 'lock', 'Locked', '--db', db]);
   assert.equal(lock.code, 0, lock.stderr);
   [plain, metered, busy, keyed] = await Promise.all([
@@ -173,10 +174,11 @@ describe('with --metrics', () => {
   test('a login refused because every hash slot is taken counts as busy (--hash-concurrency 1 --hash-queue 0)', async () => {
     const before = await scrape(busy);
     const answers: Timed[] = [];
-    // Logins at once on connections of their own: one hashes, the rest find no slot. Up to 5
-    // rounds, in case the machine served one round one at a time.
+    // Logins of four players at once on connections of their own (a name is checked once at a
+    // time, so it takes four names to want four slots): one hashes, the rest find no slot. Up to
+    // 5 rounds, in case the machine served one round one at a time.
     for (let round = 0; round < 5 && !answers.some((a) => a.status === 503); round++) {
-      answers.push(...(await Promise.all(Array.from({ length: 8 }, () => timedPost(busy.port, '/auth', { login: 'Busy', password: 'busy-password' })))));
+      answers.push(...(await Promise.all(BUSY_NAMES.map((login) => timedPost(busy.port, '/auth', { login, password: 'busy-password' })))));
     }
     const count = (status: number) => answers.filter((a) => a.status === status).length;
     assert.equal(count(200) + count(503), answers.length, `only 200 and 503: ${answers.map((a) => a.status)}`);

@@ -1,6 +1,7 @@
 // Overload: when the hash pool and its queue are full, /auth answers 503 at once (a "busy"
 // envelope and Retry-After) instead of waiting; /hasJoined and /profile keep answering quickly
-// while /auth is saturated; and the server's memory stays bounded during a flood.
+// while /auth is saturated; and the server's memory stays bounded during a flood. The floods
+// guess at players that exist, each guess from an address of its own (see flood).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -22,6 +23,7 @@ const LOOKER = { name: 'Looker', password: 'looker-secret', uuid: '', serverID: 
 
 before(async () => {
   LOOKER.uuid = await addUser(db, LOOKER.name, LOOKER.password);
+  for (let i = 0; i < FLOODED.length; i += 4) await Promise.all(FLOODED.slice(i, i + 4).map((name) => addUser(db, name, 'flooded-password')));
   small = await startServer(['--db', db, '--hash-concurrency', '2', '--hash-queue', '4', '--join-ttl', '600']);
   // The player joins before any flood: the look-ups during the floods must find this join.
   const { accessToken } = await login(small, LOOKER.name, LOOKER.password);
@@ -35,13 +37,18 @@ after(async () => {
 
 
 
+/**
+ * Players the floods guess at: an unknown name costs no hash (it waits as a check takes, holding
+ * no place in the pool), so only names that exist can fill it.
+ */
+const FLOODED = Array.from({ length: 12 }, (_, i) => `Flooded_${i}`);
 let unique = 0;
-/** A valid name nobody has, never used before: no player, no earlier failures, so no throttle. */
-const unknownName = (): string => `nb_${process.pid % 1000}_${(unique++).toString(36)}`;
+/** A client address never used before, in 127/8: a direct caller with no earlier failures, so no throttle. */
+const freshAddress = (): string => `127.1.${(unique >> 8) & 255}.${(unique++ & 255) || 1}`;
 
-/** `count` concurrent logins of distinct unknown names. */
+/** `count` concurrent wrong passwords for the flooded players, each from an address of its own. */
 function flood(port: number, count: number): Promise<Timed[]> {
-  return Promise.all(Array.from({ length: count }, () => timedPost(port, '/auth', { login: unknownName(), password: 'guess' })));
+  return Promise.all(Array.from({ length: count }, (_, i) => timedPost(port, '/auth', { login: FLOODED[i % FLOODED.length], password: 'guess' }, 30_000, freshAddress())));
 }
 
 const fmt = (ms: number): string => `${ms.toFixed(0)} ms`;
@@ -59,7 +66,7 @@ describe('a full hash queue (--hash-concurrency 2 --hash-queue 4)', () => {
     // One hash time, measured on the idle server: the yardstick for "at once".
     const idle: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await timedPost(small.port, '/auth', { login: unknownName(), password: 'guess' });
+      const r = await timedPost(small.port, '/auth', { login: FLOODED[i]!, password: 'guess' }, 30_000, freshAddress());
       assert.equal(r.status, 401);
       idle.push(r.ms);
     }

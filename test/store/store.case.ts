@@ -145,33 +145,29 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.countTextures(), 0, 'nothing stored for no one');
     });
 
-    test('login attempts: counted by name in any case, refused while throttled, forgotten when quiet', async () => {
-      const seen: LoginFailures[] = [];
-      // Throttled while 3 or more failures are younger than 50 ms.
-      const rule = (f: LoginFailures): number => (seen.push(f), f.failures >= 3 ? f.lastAt + 50 : 0);
-      assert.equal(await store.beginLoginAttempt('Alice', 100, 0, rule), 0);
-      assert.equal(await store.beginLoginAttempt('ALICE', 110, 0, rule), 0);
-      assert.equal(await store.beginLoginAttempt('alice', 120, 0, rule), 0);
-      assert.equal(await store.beginLoginAttempt('alice', 130, 0, rule), 170, 'throttled until lastAt + 50');
-      assert.equal(await store.beginLoginAttempt('alice', 140, 0, rule), 170, 'a refused attempt changed nothing');
-      assert.equal(await store.beginLoginAttempt('alice', 170, 0, rule), 0);
-      assert.deepEqual(seen.at(-1), { failures: 3, lastAt: 120 });
-      await store.beginLoginAttempt('bob', 150, 0, rule);
-      // Alice's last failure (170) is before the window: she starts from none; bob is dropped.
-      assert.equal(await store.beginLoginAttempt('alice', 1000, 500, rule), 0);
-      assert.deepEqual(seen.at(-1), { failures: 0, lastAt: 0 });
-      await store.beginLoginAttempt('bob', 1001, 0, rule);
-      assert.deepEqual(seen.at(-1), { failures: 0, lastAt: 0 }, 'bob was forgotten');
-      await store.clearLoginFailures('ALICE');
-      await store.beginLoginAttempt('alice', 1002, 0, rule);
-      assert.deepEqual(seen.at(-1), { failures: 0, lastAt: 0 }, 'cleared');
-      await store.beginLoginAttempt('alice', 1003, 0, rule);
-      await store.uncountLoginFailure('ALICE');
-      await store.beginLoginAttempt('alice', 1004, 0, rule);
-      assert.deepEqual(seen.at(-1), { failures: 1, lastAt: 1003 }, 'one of the two attempts taken back');
-      await store.uncountLoginFailure('nobody');
-      await store.beginLoginAttempt('nobody', 1005, 0, rule);
-      assert.deepEqual(seen.at(-1), { failures: 0, lastAt: 0 }, 'taking back from no count leaves none');
+    test('login failures: read and written in one step under the keys given, forgotten when quiet', async () => {
+      const seen: LoginFailures[][] = [];
+      /** Counts one more failure under every key, unless `refuse`. */
+      const count = (keys: string[], now: number, forgetBefore = 0, refuse = false): Promise<void> =>
+        store.updateLoginFailures(keys, forgetBefore, (counts) => {
+          seen.push(counts);
+          return refuse ? counts.map(() => undefined) : counts.map((c) => ({ failures: c.failures + 1, lastAt: now }));
+        });
+      await count(['alice', 'alice 1.2.3.4'], 100);
+      await count(['alice', 'alice 5.6.7.8'], 110);
+      await count(['alice 1.2.3.4', 'alice'], 120);
+      assert.deepEqual(seen.at(-1), [{ failures: 1, lastAt: 100 }, { failures: 2, lastAt: 110 }], 'each key its own count, in the order asked');
+      await count(['alice'], 130, 0, true);
+      await count(['alice', 'bob'], 140);
+      assert.deepEqual(seen.at(-1), [{ failures: 3, lastAt: 120 }, { failures: 0, lastAt: 0 }], 'undefined left the count as it was');
+      // Everything before 500 is forgotten: alice starts from none, and the others are dropped.
+      await count(['alice'], 1000, 500);
+      assert.deepEqual(seen.at(-1), [{ failures: 0, lastAt: 0 }]);
+      await count(['alice 1.2.3.4', 'bob'], 1001);
+      assert.deepEqual(seen.at(-1), [{ failures: 0, lastAt: 0 }, { failures: 0, lastAt: 0 }], 'dropped when quiet');
+      await store.updateLoginFailures(['alice'], 0, () => [{ failures: 0, lastAt: 0 }]);
+      await count(['alice'], 1002);
+      assert.deepEqual(seen.at(-1), [{ failures: 0, lastAt: 0 }], 'a count set to none');
     });
 
     test('deleting a user takes its tokens and join along', async () => {
