@@ -211,11 +211,18 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   endWithError(socket, status, message);
 }
 
+/**
+ * One worker's share of a per-address limit counted in memory: node:cluster deals connections to
+ * the workers in turn, so each holding its share keeps the total the one the owner set.
+ */
+const share = (limit: number, workers: number): number => Math.ceil(limit / workers);
+
 /** The route groups the settings switch on, beside the five endpoints and health. */
 function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
-  const { registrationsPerAddress, registrationsPerHour } = config;
+  // In memory, per process: with --workers each worker counts its share, so the total stays the one set.
+  const [registrationsPerAddress, registrationsPerHour] = [config.registrationsPerAddress, config.registrationsPerHour].map((n) => share(n, config.workers));
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
@@ -241,8 +248,8 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   const basePath = normalizeBasePath(config.basePath);
   const metrics = config.metrics ? createMetrics({ hashLoad: service.hashLoad }) : undefined;
   const logRequests = config.logLevel === 'info' || config.logLevel === 'debug';
-  // One count for /auth and the account page's login.
-  const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(config.addressLoginLimit, ADDRESS_LOGIN_WINDOW_MS).take : undefined;
+  // One count for /auth and the account page's login; with --workers, each worker's share.
+  const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(share(config.addressLoginLimit, config.workers), ADDRESS_LOGIN_WINDOW_MS).take : undefined;
   let requestId = 0;
   // Past --max-connections, a connection's request is refused 503 (in-band on /join) and the
   // connection closed. Node's own cap (server.maxConnections, left unset) would close it without
@@ -261,7 +268,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   const relays: AddressList = addressList(config.relay);
   const proxies: AddressList = addressList(config.trustProxy);
   // node:cluster deals connections to the workers in turn, so each holding its share keeps the total.
-  const perAddressCap = Math.ceil(config.maxConnectionsPerAddress / config.workers);
+  const perAddressCap = share(config.maxConnectionsPerAddress, config.workers);
   const byAddress = new Map<string, number>();
   const overAddressCap = new WeakMap<Socket, NodeJS.Timeout>();
   const app = createApp(service, {

@@ -62,7 +62,7 @@ function noteName(res: ServerResponse, name: string): void {
 
 /** The page (`GET {base}/account`) and the API (`{base}/account/...`), open to every caller. */
 export function accountArea(service: Service, options: AccountOptions): Area {
-  // In memory, per process: with --workers each worker counts its own registrations.
+  // In memory, per process: with --workers each worker is given its share of the limits (src/serve.ts).
   const perAddress = createWindowLimit(options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
   const inAll = createWindowLimit(options.registrationsPerHour, REGISTRATION_WINDOW_MS);
 
