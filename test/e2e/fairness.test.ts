@@ -9,10 +9,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { request, Agent } from 'node:http';
+import { Agent } from 'node:http';
 import { join as pathJoin } from 'node:path';
 import { startServer, tempDir, RUNTIME } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { call, type Answer } from '../helpers/call.ts';
+import { pool } from '../helpers/pool.ts';
+import { addPlayers } from '../helpers/players.ts';
 import { sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -21,83 +24,6 @@ const KEY = 'fairness-api-key-0123456789';
 const PASSWORD = 'player-Pass-7Hq2';
 
 after(() => tmp.cleanup());
-
-interface Answer {
-  status: number;
-  body: any;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-interface CallOptions {
-  from?: string;
-  method?: string;
-  body?: unknown;
-  headers?: Record<string, string>;
-  agent?: Agent;
-  timeoutMs?: number;
-}
-
-/** One request from the loopback address `from` (127.0.0.1 unless told), on a connection of its own unless an agent is given. */
-function call(port: number, path: string, { from = '127.0.0.1', method, body, headers = {}, agent, timeoutMs = 30_000 }: CallOptions = {}): Promise<Answer> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((done, fail) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: method ?? (payload ? 'POST' : 'GET'),
-        localAddress: from,
-        agent: agent ?? false,
-        headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}), ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', fail);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            // not JSON (the metrics)
-          }
-          done({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
-        });
-      },
-    );
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer to ${path} from ${from} within ${timeoutMs} ms`)));
-    req.on('error', fail);
-    req.end(payload);
-  });
-}
-
-/** Creates players through the admin API; their UUIDs by name. */
-async function addPlayers(port: number, names: string[]): Promise<Map<string, string>> {
-  const uuids = new Map<string, string>();
-  for (const name of names) {
-    const r = await call(port, '/admin/users', { body: { name, password: PASSWORD }, headers: { authorization: `Bearer ${ADMIN}` } });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    uuids.set(name, r.body.result.uuid);
-  }
-  return uuids;
-}
-
-/** Runs `work` on each item with at most `width` at once; the results in order. */
-async function pool<T, R>(items: T[], width: number, work: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await work(items[i]!, i);
-      }
-    }),
-  );
-  return results;
-}
 
 /** A raw TCP connection from `from`, told when it closes; `halfOpen`: it never closes its side on its own. */
 interface Conn {
@@ -158,7 +84,7 @@ describe('1,100 idle connections from one address (default flags)', () => {
   let s: RunningServer;
   before(async () => {
     s = await startServer(['--db', pathJoin(tmp.dir, 'flood.db'), '--admin-token', ADMIN]);
-    await addPlayers(s.port, ['Steve']);
+    await addPlayers(s.port, ADMIN, ['Steve'], PASSWORD);
   });
   after(() => s.stop());
 
@@ -196,7 +122,7 @@ describe('relays are never held to per-address rules', () => {
     const s = await startServer(['--db', pathJoin(tmp.dir, 'relay.db'), '--admin-token', ADMIN]);
     try {
       const names = Array.from({ length: 20 }, (_, i) => `Player${i}`);
-      await addPlayers(s.port, names);
+      await addPlayers(s.port, ADMIN, names, PASSWORD);
       const started = performance.now();
       // As a LauncherServer relays them: one every 100 ms, all from 127.0.0.1, each on its own
       // connection. At most 32 wait at once, so that a slow machine's hash pool (a bound of its
@@ -220,7 +146,7 @@ describe('relays are never held to per-address rules', () => {
     const s = await startServer(['--db', pathJoin(tmp.dir, 'keyed.db'), '--admin-token', ADMIN, '--api-key', KEY, '--metrics']);
     try {
       const names = Array.from({ length: 20 }, (_, i) => `Keyed${i}`);
-      const uuids = await addPlayers(s.port, names);
+      const uuids = await addPlayers(s.port, ADMIN, names, PASSWORD);
       const from = '127.0.1.60';
       const tokens = new Map<string, string>();
       const started = performance.now();

@@ -1,0 +1,379 @@
+// Players get in while someone floods /auth or guesses their password (default flags unless
+// named). A flood of random names costs no hash (an unknown name waits as long as a recent real
+// check took and is refused like a wrong password), and the hash pool is shared fairly, so players
+// logging in meanwhile are answered within 2 s: with the flood from one address, from 64, and
+// through a relay the players use too. Failed logins are counted per name and client (the
+// address; for a relay its clientToken, else the relay), so a guesser throttles itself and not the
+// player; and a throttled name still gets a check now and then for a password already refused
+// under throttle (a player retrying), so a player behind the same relay as a guesser gets in too.
+//
+// The machine these run on may have 2 busy cores, and a hash takes most of a second of one. So
+// the flood runs on raw sockets, at most 1,000 requests a second, and reads no more of an answer
+// than its status (the test process must not starve the server); players log in two at a time (their own
+// hashes must not queue behind each other, or the test measures them and not the flood); and the
+// flood lasts 15 s, or on until the players are done, so that every login is measured under it.
+// Every client is bound to its own loopback address (all of 127/8 reaches the server on Linux).
+import { test, describe, before, after, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { join as pathJoin } from 'node:path';
+import { startServer, tempDir, RUNTIME, type RunningServer } from '../helpers/process.ts';
+import { call, type Answer } from '../helpers/call.ts';
+import { pool } from '../helpers/pool.ts';
+import { addPlayers } from '../helpers/players.ts';
+import { sleep } from './util.ts';
+
+const tmp = tempDir();
+const db = pathJoin(tmp.dir, 'flood.db');
+const ADMIN = 'flood-admin-token-0123';
+const KEY = 'flood-api-key-0123456789';
+const PASSWORD = 'player-Pass-7Hq2';
+const PLAYERS = Array.from({ length: 20 }, (_, i) => `Player${i}`);
+const LOGINS_EACH = 3;
+/** A player's login slower than this counts as failed. */
+const QUICK_MS = 2000;
+const FLOOD_MS = 15_000;
+const FLOOD_IN_FLIGHT = 200;
+/**
+ * Refusals (429, 503) are answered at once, and a lane then sends again at once: unbounded, the
+ * test process would take a core to send them and the server another to refuse them, and the
+ * players' hashes would measure the test's machine, not the server's rules.
+ */
+const FLOOD_PER_SECOND = 1000;
+/** A player's login not answered by then is failed for certain; the players go on with the next. */
+const LOGIN_TIMEOUT_MS = 10_000;
+/** However slow the machine, the players are done (or the test failed) by then. */
+const PLAYERS_MS = 120_000;
+
+const bearer = { authorization: `Bearer ${KEY}` };
+const WRONG = 'Wrong login or password';
+
+before(async () => {
+  const s = await startServer(['--db', db, '--admin-token', ADMIN]);
+  try {
+    await addPlayers(s.port, ADMIN, [...PLAYERS, 'Guessed', 'Relayed', 'Clustered'], PASSWORD);
+  } finally {
+    await s.stop();
+  }
+});
+
+after(() => tmp.cleanup());
+
+/** The server for one test, on the shared database with its players; stopped after `work`. */
+async function withServer<T>(args: string[], work: (s: RunningServer) => Promise<T>): Promise<T> {
+  const s = await startServer(['--db', db, ...args]);
+  try {
+    return await work(s);
+  } finally {
+    await s.stop();
+  }
+}
+
+interface FloodTally {
+  sent: number;
+  /** Answers by status. */
+  statuses: Record<number, number>;
+  /** Connections that broke before their answer. */
+  broken: number;
+  /** Still waiting for their answer when the flood stopped. */
+  unanswered: number;
+}
+
+interface Flood {
+  /** Resolves on the flood's first answer: it is under way. */
+  underway: Promise<void>;
+  /** Stops at once (requests in flight are cut) and returns what was sent and answered. */
+  stop: () => FloodTally;
+}
+
+/**
+ * Logins of random names nobody has, `inFlight` at a time, each lane from one of `from` in turn
+ * (`headers`: more header lines, each ending in CRLF). A lane sends its next request as soon as its
+ * answer is in, on the same connection unless the server closed it (then the server, closing
+ * first, holds the TIME_WAIT, and the client's ports are not used up). Only the status is read.
+ */
+function startFlood(port: number, from: string[], inFlight: number, perSecond: number, headers = ''): Flood {
+  const tally: FloodTally = { sent: 0, statuses: {}, broken: 0, unanswered: 0 };
+  let stopped = false;
+  const sockets = new Set<net.Socket>();
+  let started!: () => void;
+  const underway = new Promise<void>((r) => (started = r));
+  // 16 characters, the longest name there is: 'F' and 15 random hex digits.
+  const randomName = (): string => 'F' + randomBytes(10).toString('hex').slice(0, 15);
+  const request = (): string => {
+    const body = `{"login":"${randomName()}","password":"flood-guess"}`;
+    return `POST /auth HTTP/1.1\r\nhost: flood\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n${headers}\r\n${body}`;
+  };
+
+  // At most `perSecond`, counted in 100 ms ticks: lanes over a tick's share wait for the next.
+  let tick = 0;
+  let sentInTick = 0;
+  const paced = (send: () => void): boolean => {
+    const now = Math.floor(performance.now() / 100);
+    if (now !== tick) [tick, sentInTick] = [now, 0];
+    if (++sentInTick <= perSecond / 10) return true;
+    setTimeout(send, (now + 1) * 100 - performance.now());
+    return false;
+  };
+
+  const lane = (address: string): void => {
+    let socket: net.Socket | undefined;
+    let waiting = false;
+    let received = '';
+    const send = (): void => {
+      if (stopped || !paced(send)) return;
+      if (socket === undefined) socket = open();
+      received = '';
+      waiting = true;
+      tally.sent++;
+      socket.write(request());
+    };
+    const open = (): net.Socket => {
+      const s = net.connect({ host: '127.0.0.1', port, localAddress: address });
+      sockets.add(s);
+      s.setEncoding('latin1');
+      s.on('data', (d: string) => {
+        if (!waiting) return;
+        received += d;
+        const end = received.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        const head = received.slice(0, end);
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        if (received.length < end + 4 + length) return;
+        waiting = false;
+        const status = Number(head.slice(9, 12));
+        tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
+        started();
+        // A connection the server closes: the next request goes out once it has (on 'close').
+        if (!/\r\nconnection: *close/i.test(head)) send();
+      });
+      s.on('error', () => {}); // seen as a close
+      s.on('close', () => {
+        sockets.delete(s);
+        if (socket !== s) return;
+        socket = undefined;
+        if (waiting) {
+          waiting = false;
+          if (!stopped) tally.broken++;
+          // A connection that failed (not one the server closed after its answer) is not
+          // retried in a tight loop.
+          setTimeout(send, 10);
+        } else send();
+      });
+      return s;
+    };
+    send();
+  };
+
+  for (let i = 0; i < inFlight; i++) lane(from[i % from.length]!);
+  return {
+    underway,
+    stop: () => {
+      stopped = true;
+      for (const s of sockets) {
+        s.destroy();
+      }
+      tally.unanswered = tally.sent - tally.broken - Object.values(tally.statuses).reduce((a, b) => a + b, 0);
+      return tally;
+    },
+  };
+}
+
+interface Login {
+  name: string;
+  status: number;
+  ms: number;
+  /** Why it failed, when it did not get 200. */
+  detail?: string;
+}
+
+/**
+ * Each player logs in LOGINS_EACH times (through `via` when given, else each from 127.0.1.N of
+ * its own), two logins at a time, timed from send to answer. Once more have failed than `allowed`
+ * the rest are not sent (the test has failed already) and count as failed.
+ */
+async function playersLogIn(port: number, allowed: number, via?: { from: string; headers: Record<string, string> }): Promise<Login[]> {
+  const names = Array.from({ length: PLAYERS.length * LOGINS_EACH }, (_, i) => PLAYERS[i % PLAYERS.length]!);
+  let failed = 0;
+  const deadline = performance.now() + PLAYERS_MS;
+  return pool(names, 2, async (name): Promise<Login> => {
+    if (failed > allowed || performance.now() > deadline) return { name, status: 0, ms: Infinity, detail: 'not sent' };
+    const from = via?.from ?? `127.0.1.${PLAYERS.indexOf(name) + 1}`;
+    const sent = performance.now();
+    const r = await call(port, '/auth', { from, headers: via?.headers, body: { login: name, password: PASSWORD }, timeoutMs: LOGIN_TIMEOUT_MS }).catch(
+      (err: Error): Answer => ({ status: 0, body: err.message, headers: {} }),
+    );
+    const login: Login = { name, status: r.status, ms: performance.now() - sent };
+    if (r.status !== 200) login.detail = typeof r.body === 'string' ? r.body : r.body?.error;
+    if (r.status !== 200 || login.ms > QUICK_MS) failed++;
+    return login;
+  });
+}
+
+/**
+ * Floods from `floodFrom` while the players log in (from the flood's first answer on), for at
+ * least FLOOD_MS; asserts at least `share` of the logins succeed within QUICK_MS.
+ */
+async function floodWhilePlayersLogIn(t: TestContext, s: RunningServer, floodFrom: string[], share: number, relay?: { from: string; headers: Record<string, string> }): Promise<void> {
+  const total = PLAYERS.length * LOGINS_EACH;
+  const allowed = Math.floor(total * (1 - share));
+  const flood = startFlood(s.port, floodFrom, FLOOD_IN_FLIGHT, FLOOD_PER_SECOND, relay ? `authorization: Bearer ${KEY}\r\n` : '');
+  const began = performance.now();
+  let tally: FloodTally | undefined;
+  try {
+    // The players start on the flood's first answer, or after 10 s without one (a flood held unanswered).
+    await Promise.race([flood.underway, sleep(10_000)]);
+    const logins = await playersLogIn(s.port, allowed, relay);
+    await sleep(FLOOD_MS - (performance.now() - began));
+    tally = flood.stop();
+    const seconds = Math.round((performance.now() - began) / 100) / 10;
+    const quick = logins.filter((l) => l.status === 200 && l.ms <= QUICK_MS).length;
+    const failures = logins
+      .filter((l) => l.status !== 200 || l.ms > QUICK_MS)
+      .map((l) => `${l.name}: ${l.status} after ${Math.round(l.ms)} ms${l.detail ? ` (${l.detail})` : ''}`);
+    const summary = `${quick} of ${total} logins succeeded within ${QUICK_MS} ms, under a ${seconds} s flood that got ${JSON.stringify(tally)}; the others:\n${failures.join('\n')}`;
+    const times = logins.map((l) => l.ms).sort((a, b) => a - b);
+    t.diagnostic(`${quick} of ${total} quick; login ms median ${Math.round(times[total >> 1]!)}, slowest ${Math.round(times.at(-1)!)}; flood ${JSON.stringify(tally)} in ${seconds} s`);
+    assert.ok(quick >= share * total, summary);
+    // It was a flood, and it was refused as one: never let in, never an error.
+    assert.ok(tally.sent >= 4 * FLOOD_IN_FLIGHT, summary);
+    assert.deepEqual(Object.keys(tally.statuses).filter((status) => !['401', '429', '503'].includes(status)), [], summary);
+  } finally {
+    tally ?? flood.stop();
+  }
+}
+
+describe('a flood of random names does not keep players out', () => {
+  test('from one address (127.0.1.200): 95% of the players\' logins, each from its own address, succeed within 2 s', async (t) => {
+    await withServer([], (s) => floodWhilePlayersLogIn(t, s, ['127.0.1.200'], 0.95));
+  });
+
+  test('from 64 addresses: 80% of the players\' logins succeed within 2 s', async (t) => {
+    const floodFrom = Array.from({ length: 64 }, (_, i) => `127.0.2.${i + 1}`);
+    await withServer([], (s) => floodWhilePlayersLogIn(t, s, floodFrom, 0.8));
+  });
+
+  test('through a relay with --api-key, the players logging in through it too: 95% within 2 s', async (t) => {
+    const relay = { from: '127.0.1.60', headers: bearer };
+    await withServer(['--api-key', KEY], (s) => floodWhilePlayersLogIn(t, s, [relay.from], 0.95, relay));
+  });
+});
+
+const guess = (port: number, name: string, from: string, password: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  call(port, '/auth', { from, headers, body: { login: name, password } });
+
+/** Asserts a 429 for failed logins, with a whole number of seconds to wait in Retry-After; returns them. */
+function assertThrottled(r: Answer, what: string): number {
+  assert.equal(r.status, 429, `${what}: ${JSON.stringify(r.body)}`);
+  assert.match(String(r.headers['retry-after']), /^[1-9]\d*$/, `${what}: Retry-After`);
+  return Number(r.headers['retry-after']);
+}
+
+describe('a guesser throttles itself, not the player', () => {
+  test('12 wrong guesses from one address, then the player\'s login from another: accepted; the guesser\'s next attempt is refused', async () => {
+    await withServer([], async (s) => {
+      const guesser = '127.0.1.30';
+      // A guesser who comes back whenever told to (after each Retry-After), so that its wait has
+      // grown to 8 s by the end: longer than the player's login takes on a busy machine, so its
+      // next attempt comes within that wait whatever the machine.
+      const answers: Answer[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await guess(s.port, 'Guessed', guesser, `wrong-guess-${i}`);
+        answers.push(r);
+        if (r.status === 429) {
+          const wait = assertThrottled(r, `guess ${i + 1}`);
+          if (i < 11) await sleep(wait * 1000); // after the last, the player comes at once
+        } else assert.deepEqual([r.status, r.body], [401, { success: false, error: WRONG }], `guess ${i + 1}`);
+      }
+      const statuses = answers.map((r) => r.status);
+      assert.deepEqual(statuses.slice(0, 5), [401, 401, 401, 401, 401], 'five free failures');
+      assert.ok(statuses.includes(429), `the guesser was never throttled: ${statuses.join(' ')}`);
+
+      const player = await guess(s.port, 'Guessed', '127.0.1.31', PASSWORD);
+      assert.equal(player.status, 200, `the player's login from another address, after the guesser's ${statuses.join(' ')}: ${player.status} ${JSON.stringify(player.body)}`);
+      assert.equal(typeof player.body.result.accessToken, 'string');
+
+      // The player's success counts for the player's client only: the guesser is still throttled.
+      assertThrottled(await guess(s.port, 'Guessed', guesser, 'wrong-guess-next'), 'the guesser after the player got in');
+    });
+  });
+
+  test('through a relay with --api-key (no clientToken), guessing at 2 a second: the player, retrying every 2 s, gets in within 20 s', async () => {
+    await withServer(['--api-key', KEY], async (s) => {
+      const relay = '127.0.1.61';
+      const guesses: Promise<Answer>[] = [];
+      let guessing = true;
+      // The player comes once the guesser has made the wait 8 s (its 8th failure): the wait's
+      // own openings are then 8 and 24 s away, so the player gets in by the rule for a password
+      // retried under throttle, not by being first when one opens. Bounded: 30 s at most.
+      let throttledLong!: () => void;
+      const arrives = new Promise<void>((r) => (throttledLong = r));
+      const seen: string[] = [];
+      const guesser = (async () => {
+        const began = performance.now();
+        for (let i = 0; guessing; i++) {
+          // 2 a second, each on its own connection, whether or not the last was answered.
+          const r = guess(s.port, 'Relayed', relay, randomBytes(9).toString('base64'), bearer).then((a) => {
+            seen.push(`${a.status}${a.headers['retry-after'] ? `/${a.headers['retry-after']}` : ''}`);
+            if (a.status === 429 && Number(a.headers['retry-after']) >= 8) throttledLong();
+            return a;
+          });
+          guesses.push(r);
+          if (performance.now() - began > 30_000) throttledLong();
+          await sleep(Math.max(0, (i + 1) * 500 - (performance.now() - began)));
+        }
+      })();
+      try {
+        await arrives;
+        const started = performance.now();
+        const tries: string[] = [];
+        let player: Answer | undefined;
+        for (let i = 0; performance.now() - started <= 20_000; i++) {
+          await sleep(Math.max(0, i * 2000 - (performance.now() - started)));
+          const r = await guess(s.port, 'Relayed', relay, PASSWORD, bearer);
+          tries.push(`${r.status} at ${Math.round((performance.now() - started) / 100) / 10} s`);
+          if (r.status === 200) {
+            player = r;
+            break;
+          }
+          assertThrottled(r, `the player's try ${i + 1}`);
+        }
+        const ms = performance.now() - started;
+        assert.ok(player && ms <= 20_000, `the player's tries: ${tries.join(', ')}; the guesser's answers: ${seen.join(' ')}`);
+      } finally {
+        guessing = false;
+        await guesser;
+      }
+      const answered = await Promise.all(guesses);
+      assert.deepEqual(answered.filter((a) => a.status !== 401 && a.status !== 429).map((a) => [a.status, a.body]), [], 'the guesses were refused');
+    });
+  });
+
+  test('--workers 2: from one address, 5 and a few failures are checked before 429, across both workers; the player from another address gets in', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
+    await withServer(['--workers', '2'], async (s) => {
+      const guesser = '127.0.1.32';
+      // Each on its own connection: the cluster deals them to both workers in turn.
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await guess(s.port, 'Clustered', guesser, `wrong-guess-${i}`)).status);
+      const checked = statuses.filter((x) => x === 401).length;
+      // Each is sent once the one before is answered: a hash longer than the 1 s (then 2 s) wait
+      // lets one more be checked on a busy machine, never more than that.
+      assert.ok(checked >= 5 && checked <= 7, `${checked} of 20 checked: ${statuses.join(' ')}`);
+      assert.deepEqual(statuses.filter((x) => x !== 401 && x !== 429), [], statuses.join(' '));
+      assert.deepEqual(statuses.slice(0, 5), [401, 401, 401, 401, 401]);
+      const pids = new Set(
+        s
+          .stdout()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l))
+          .filter((l) => l.msg === 'request' && l.path === '/auth' && l.client === guesser)
+          .map((l) => l.pid),
+      );
+      assert.equal(pids.size, 2, `the guesses were answered by workers ${[...pids].join(', ')}`);
+      const player = await guess(s.port, 'Clustered', '127.0.1.33', PASSWORD);
+      assert.equal(player.status, 200, `the player's login from another address after ${statuses.join(' ')}: ${player.status} ${JSON.stringify(player.body)}`);
+    });
+  });
+});
