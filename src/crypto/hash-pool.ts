@@ -2,8 +2,9 @@
 // event loop; this pool caps how many run at once and how many wait, so a flood of logins costs
 // bounded memory and is refused at once instead of queueing without end. Fair in two ways: a
 // name is checked once at a time (its other logins wait their turn outside the pool, so a flood
-// for a few names holds a place each and the queue serves names in turn); and when the pool is
-// full, the direct caller holding the most places gives one up to a newcomer holding fewer.
+// for a few names holds a place each and the queue serves names in turn); and among direct
+// callers, a freed slot goes to the one holding the fewest places, and when the pool is full, the
+// one holding the most gives a place up to a newcomer holding fewer.
 
 /** Why there is no place: the pool is full, or the caller already holds the largest share of it. */
 export type NoPlace = 'busy' | 'share';
@@ -64,6 +65,12 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
     if (!full() || loser(holder)) return undefined;
     return holds(holder) > 0 ? 'share' : 'busy';
   };
+  /** The first waiting place of the caller holding the fewest: a flooding address does not make others wait behind its queue. */
+  const next = (): Place => {
+    let at = 0;
+    for (let i = 1; i < queue.length; i++) if (holds(queue[i]!.holder) < holds(queue[at]!.holder)) at = i;
+    return queue.splice(at, 1)[0]!;
+  };
   const run = (place: Place): void => {
     running.add(place);
     place.start(true);
@@ -74,7 +81,7 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
     else if (running.delete(place)) {
       recent.push(performance.now() - place.since);
       if (recent.length > RECENT_CHECKS) recent.shift();
-      if (queue.length > 0) run(queue.shift()!);
+      if (queue.length > 0) run(next());
     } else return; // released before
     hold(place.holder, -1);
   };

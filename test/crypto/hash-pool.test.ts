@@ -103,3 +103,16 @@ test('the time of a recent check is drawn from the last ones, from reservation t
   const drawn = new Set(Array.from({ length: 50 }, () => pool.recentCheckMs()));
   assert.ok([...drawn].every((ms) => ms !== undefined && ms >= 15), [...drawn].join());
 });
+
+test('a freed slot goes to the waiting caller holding the fewest places, not to the first in line', async () => {
+  const pool = createHashPool(1, 10);
+  const flood = ['10.0.0.1', '10.0.0.1', '10.0.0.1', '10.0.0.1'].map((a) => slot(pool.reserve(a)));
+  const player = slot(pool.reserve('10.0.0.2'));
+  let playerStarted = false;
+  void player.ready.then(() => (playerStarted = true));
+  flood[0]!.release();
+  await Promise.resolve();
+  assert.equal(playerStarted, true, 'the player, holding one place, goes before the flood holding three');
+  for (const s of [...flood, player]) s.release();
+  assert.deepEqual([pool.running, pool.waiting], [0, 0]);
+});

@@ -17,9 +17,11 @@ const db = pathJoin(tmp.dir, 'envelope.db');
 let server: RunningServer; // --api-key, one hash at a time and no queue, --headers-timeout 1
 let capped: RunningServer; // --max-connections 1
 let aliceUuid = '';
+/** Players logging in at once: a name is checked once at a time, so it takes several names to want several slots. */
+const SHED = ['Shed_1', 'Shed_2', 'Shed_3', 'Shed_4'];
 
 before(async () => {
-  aliceUuid = await addUser(db, 'Alice', 'alice-pw-1');
+  [aliceUuid] = await Promise.all([addUser(db, 'Alice', 'alice-pw-1'), ...SHED.map((name) => addUser(db, name, 'shed-password'))]);
   [server, capped] = await Promise.all([
     startServer(['--db', db, '--api-key', KEY, '--hash-concurrency', '1', '--hash-queue', '0', '--headers-timeout', '1']),
     startServer(['--db', db, '--max-connections', '1']),
@@ -121,7 +123,7 @@ describe('every refusal is the envelope', () => {
     assertEnvelope('throttled', fromReply(throttled), '/auth', 429);
 
     // One hash at a time and no queue: of logins sent together, all but the first are shed.
-    const logins = await Promise.all(Array.from({ length: 4 }, () => post(server, '/auth', { login: 'Alice', password: 'alice-pw-1' })));
+    const logins = await Promise.all(SHED.map((login) => post(server, '/auth', { login, password: 'shed-password' })));
     const shed = logins.filter((r) => r.status === 503);
     assert.ok(shed.length >= 1, `some logins shed: ${logins.map((r) => r.status)}`);
     for (const r of shed) assertEnvelope('a full hash pool', fromReply(r), '/auth', 503);
