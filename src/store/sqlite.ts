@@ -87,16 +87,13 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     ),
     setHash: sql('UPDATE users SET password_hash = ?1 WHERE id = ?2 AND (?3 IS NULL OR password_hash = ?3)'),
     rename: sql('UPDATE users SET name = ?, name_key = ? WHERE id = ?'),
-    idByName: sql('SELECT id FROM users WHERE name_key = ?'),
     // A lock already in place keeps its time: a new reason does not make it younger.
     setLock: sql('UPDATE users SET locked_at = CASE WHEN ?1 IS NULL THEN NULL ELSE coalesce(locked_at, ?1) END, lock_reason = ?2 WHERE id = ?3'),
-    loginState: sql('SELECT locked_at, password_hash FROM users WHERE id = ?'),
     setLastLogin: sql('UPDATE users SET last_login_at = ? WHERE id = ?'),
     deleteJoin: sql('DELETE FROM joins WHERE user_id = ?'),
     setSkin: sql('UPDATE users SET skin_url = ?, skin_hash = ? WHERE id = ?'),
     setCape: sql('UPDATE users SET cape_url = ?, cape_hash = ? WHERE id = ?'),
     setModel: sql('UPDATE users SET is_alex = ? WHERE id = ?'),
-    textureHashes: sql('SELECT skin_hash, cape_hash FROM users WHERE id = ?'),
     insertTexture: sql('INSERT OR IGNORE INTO textures (hash, png) VALUES (?, ?)'),
     dropTexture: sql(
       `DELETE FROM textures WHERE hash = ?1
@@ -142,7 +139,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
   /** Inside a transaction: a new player, unless the name (any case) or the id is taken. Hosted textures are set afterwards. */
   const insertUser = (user: User, invite?: { digest: string; now: number }): CreateResult => {
     const key = user.name.toLowerCase();
-    if (q.idByName.get(key)) return 'name_taken';
+    if (q.byName.get(key)) return 'name_taken';
     if (invite && !q.liveInvite.get(invite.digest, invite.now)) return 'invite_invalid';
     const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.skinUrl, user.capeUrl, user.isAlex ? 1 : 0, user.createdAt);
     if (changes !== 1) return 'id_taken';
@@ -176,7 +173,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     async renameUser(id, name) {
       const key = name.toLowerCase();
       return transaction(db, () => {
-        const holder = q.idByName.get(key) as { id: string } | undefined;
+        const holder = toUser(q.byName.get(key));
         if (holder && holder.id !== id) return 'name_taken';
         return q.rename.run(name, key, id).changes === 1 ? 'renamed' : 'not_found';
       });
@@ -198,13 +195,13 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     },
     async setTextures(id, change) {
       transaction(db, () => {
-        const before = q.textureHashes.get(id) as { skin_hash: string | null; cape_hash: string | null } | undefined;
+        const before = toUser(q.byId.get(id));
         if (!before) return;
         if (change.upload) q.insertTexture.run(change.upload.hash, change.upload.png);
         if (change.skinUrl !== undefined || change.skinHash !== undefined) q.setSkin.run(change.skinUrl ?? null, change.skinHash ?? null, id);
         if (change.capeUrl !== undefined || change.capeHash !== undefined) q.setCape.run(change.capeUrl ?? null, change.capeHash ?? null, id);
         if (change.isAlex !== undefined) q.setModel.run(change.isAlex ? 1 : 0, id);
-        for (const hash of [before.skin_hash, before.cape_hash]) if (hash !== null) q.dropTexture.run(hash);
+        for (const hash of [before.skinHash, before.capeHash]) if (hash !== null) q.dropTexture.run(hash);
       });
     },
     async findTexture(hash) {
@@ -215,17 +212,17 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     async deleteUser(id) {
       // Tokens and joins go with the user (ON DELETE CASCADE); textures no one wears, here.
       return transaction(db, () => {
-        const before = q.textureHashes.get(id) as { skin_hash: string | null; cape_hash: string | null } | undefined;
+        const before = toUser(q.byId.get(id));
         if (!before) return false;
         q.deleteUser.run(id);
-        for (const hash of [before.skin_hash, before.cape_hash]) if (hash !== null) q.dropTexture.run(hash);
+        for (const hash of [before.skinHash, before.capeHash]) if (hash !== null) q.dropTexture.run(hash);
         return true;
       });
     },
     async recordLogin(userId, verifiedHash, digest, now, expiresAt, maxLive) {
       return transaction(db, () => {
-        const user = q.loginState.get(userId) as { locked_at: number | null; password_hash: string } | undefined;
-        if (!user || user.locked_at !== null || user.password_hash !== verifiedHash) return false;
+        const user = toUser(q.byId.get(userId));
+        if (!user || user.lockedAt !== null || user.passwordHash !== verifiedHash) return false;
         q.insertToken.run(digest, userId, now, expiresAt);
         q.pruneTokens.run(userId, now, maxLive);
         q.setLastLogin.run(now, userId);
