@@ -4,13 +4,12 @@ import type { CreateResult, Invite, Store, TextureChange, User } from './store.t
 export function createMemoryStore(): Store {
   const users = new Map<string, User>(); // by id
   const idByName = new Map<string, string>(); // lower-case name -> id
-  const tokens = new Map<string, { userId: string; expiresAt: number; seq: number }>(); // by digest
+  const tokens = new Map<string, { userId: string; expiresAt: number }>(); // by digest, in the order stored
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
   const failures = new Map<string, { failures: number; lastAt: number }>(); // by lower-case name
   const textures = new Map<string, Buffer>(); // by hash
   const invites = new Map<string, Invite>(); // by digest
   const resets = new Map<string, { digest: string; expiresAt: number }>(); // by user id
-  let seq = 0;
   const worn = (hash: string): boolean => [...users.values()].some((u) => u.skinHash === hash || u.capeHash === hash);
   const dropUnworn = (hashes: (string | null)[]): void => {
     for (const hash of hashes) if (hash !== null && !worn(hash)) textures.delete(hash);
@@ -133,12 +132,10 @@ export function createMemoryStore(): Store {
       const u = users.get(userId);
       if (!u || u.lockedAt !== null || u.passwordHash !== verifiedHash) return false;
       u.lastLoginAt = now;
-      tokens.set(digest, { userId, expiresAt, seq: ++seq });
-      const live = [...tokens]
-        .filter(([, t]) => t.userId === userId && t.expiresAt > now)
-        .sort(([, a], [, b]) => b.seq - a.seq) // newest issued first, whatever the clocks said
-        .map(([d]) => d);
-      const keep = new Set(live.slice(0, maxLive));
+      tokens.set(digest, { userId, expiresAt });
+      // A Map keeps the order of storing: newest last, whatever the clocks said.
+      const live = [...tokens].filter(([, t]) => t.userId === userId && t.expiresAt > now).map(([d]) => d);
+      const keep = new Set(live.reverse().slice(0, maxLive));
       for (const [d, t] of tokens) if (t.userId === userId && !keep.has(d)) tokens.delete(d);
       return true;
     },
