@@ -58,14 +58,8 @@ export function createMemoryStore(): Store {
     },
     findUserById,
     findPlayer: findUserById,
-    async findUsersByNames(names) {
-      const found = new Map<string, User>();
-      for (const name of names) {
-        const u = byName(name);
-        if (u) found.set(u.id, { ...u });
-      }
-      return [...found.values()];
-    },
+    // byName gives one object a player, so the Set keeps each once.
+    findUsersByNames: async (names) => [...new Set(names.map(byName))].flatMap((u) => (u ? [{ ...u }] : [])),
     async createUser(user, invite): Promise<CreateResult> {
       return insertUser(user, invite);
     },
