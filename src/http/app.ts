@@ -6,7 +6,7 @@ import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import { readJson } from './body.ts';
 import { HttpError, sendError, sendResult } from './envelope.ts';
-import { nameList, requireObject, stringField } from './fields.ts';
+import { nameList, requireObject, stringFields } from './fields.ts';
 import { callerOf, type AddressList, type Caller } from './client-address.ts';
 import { createKeyCheck } from './api-key.ts';
 import { createRouter, pathOf, type Handler, type Match, type Routes } from './router.ts';
@@ -163,18 +163,12 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       return yggdrasil ? yggdrasilResult(result, yggdrasil.clientToken) : result;
     }, () => 'ok'),
     '/join': post(
-      async (body) => {
-        const b = requireObject(body);
-        return service.join(stringField(b, 'accessToken'), stringField(b, 'userUUID'), stringField(b, 'serverID'));
-      },
+      (body) => service.join(...stringFields(body, 'accessToken', 'userUUID', 'serverID')),
       (joined) => (joined ? 'ok' : 'bad_token'),
       MAX_RELAYED_BODY_BYTES,
     ),
-    '/hasJoined': post(async (body) => {
-      const b = requireObject(body);
-      return service.hasJoined(stringField(b, 'username'), stringField(b, 'serverID'));
-    }, () => 'hit'),
-    '/profile': post(async (body) => service.profile(stringField(requireObject(body), 'userUUID'))),
+    '/hasJoined': post((body) => service.hasJoined(...stringFields(body, 'username', 'serverID')), () => 'hit'),
+    '/profile': post((body) => service.profile(...stringFields(body, 'userUUID'))),
     '/profiles': post(async (body, _req, res) => {
       const names = nameList(body);
       const { found, ignored } = await service.profiles(names);

@@ -41,6 +41,12 @@ export function stringField(body: JsonObject, name: string): string {
   return value;
 }
 
+/** The fields `names` of an object body, in order, each a string. */
+export function stringFields<const N extends string[]>(body: unknown, ...names: N): { [K in keyof N]: string } {
+  const object = requireObject(body);
+  return names.map((name) => stringField(object, name)) as { [K in keyof N]: string };
+}
+
 const PROFILES_SHAPE = 'Request body must be an array of names or {"usernames": [...]}';
 
 /**
