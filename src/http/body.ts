@@ -53,17 +53,14 @@ export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
  */
 export function parseJson(body: Buffer): unknown {
   if (body.length === 0) throw new HttpError(400, 'Request body is empty');
-  let text: string;
+  let problem: string | undefined;
+  // Bytes that are not UTF-8 and text that is not JSON are refused alike.
   try {
-    text = utf8.decode(body);
+    const text = utf8.decode(body);
+    problem = jsonShapeProblem(text);
+    if (problem === undefined) return JSON.parse(text);
   } catch {
     throw new HttpError(400, 'Request body is not valid JSON');
   }
-  const problem = jsonShapeProblem(text);
-  if (problem !== undefined) throw new HttpError(400, `Request body ${problem}`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'Request body is not valid JSON');
-  }
+  throw new HttpError(400, `Request body ${problem}`);
 }
