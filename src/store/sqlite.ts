@@ -1,7 +1,8 @@
 // The SQLite store: one file in WAL mode, shared safely by the server and CLI processes.
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { BUSY_TIMEOUT_MS } from '../limits.ts';
 import { migrate } from './schema.ts';
+import { endSharedRead, sharedRead, transaction } from './transaction.ts';
 import type { CreateResult, Invite, Player, Store, User } from './store.ts';
 
 /** The columns of a Player, all in the indexes players_by_name and players_by_id. */
@@ -12,42 +13,6 @@ const USER_COLUMNS = `${PLAYER_COLUMNS}, users.password_hash AS passwordHash, us
 const toUser = (row: unknown): User | undefined => (row ? { ...(row as User), isAlex: (row as { isAlex: unknown }).isAlex === 1 } : undefined);
 /** A row of PLAYER_COLUMNS as a Player, the same way. */
 const toPlayer = toUser as (row: unknown) => Player | undefined;
-
-/** Connections holding a read transaction that the reads of one turn of the event loop share. */
-const sharing = new WeakSet<DatabaseSync>();
-
-/** Ends the shared read transaction, if any: before a write, so that nothing written waits for the turn's end. */
-function endSharedRead(db: DatabaseSync): void {
-  if (sharing.delete(db)) db.exec('COMMIT');
-}
-
-/**
- * Runs `read` in the read transaction shared by the rest of this turn of the event loop: one for
- * all the requests served in the turn, not one each (two fcntl locks on the shared memory and a
- * check of the log index apiece). What another process commits is seen from the next turn.
- */
-function sharedRead<T>(db: DatabaseSync, read: () => T): T {
-  if (!sharing.has(db)) {
-    db.exec('BEGIN');
-    sharing.add(db);
-    setImmediate(() => endSharedRead(db));
-  }
-  return read();
-}
-
-/** Runs `work` in a write transaction, taking the write lock up front so it cannot deadlock; committed unless `keep` says no. */
-function transaction<T>(db: DatabaseSync, work: () => T, keep: (result: T) => boolean = () => true): T {
-  endSharedRead(db);
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const result = work();
-    db.exec(keep(result) ? 'COMMIT' : 'ROLLBACK');
-    return result;
-  } catch (err) {
-    db.exec('ROLLBACK');
-    throw err;
-  }
-}
 
 /**
  * Opens (creating and migrating when needed) the database at `path`. node:sqlite is imported
