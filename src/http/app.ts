@@ -85,15 +85,17 @@ const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, forbi
  */
 const IN_BAND: Record<string, unknown> = { '/join': false, '/profiles': [] };
 
-/** What became of requests whose endpoint has outcomes (logins, joins, look-ups), and why, for the log. */
-const outcomes = new WeakMap<ServerResponse, string>();
-const reasons = new WeakMap<ServerResponse, string>();
-/** The player a request is about, for the log; set before anything can refuse it. */
-const players = new WeakMap<ServerResponse, string>();
+/**
+ * What a request's log line says beyond its status: what became of it where its endpoint has
+ * outcomes (logins, joins, look-ups), why, and the player it is about (noted before anything can refuse it).
+ */
+type Notes = Pick<AnsweredRequest, 'outcome' | 'reason' | 'player'>;
+const notes = new WeakMap<ServerResponse, Notes>();
+const note = (res: ServerResponse, more: Notes): void => void notes.set(res, { ...notes.get(res), ...more });
 
 /** Names the player a request is about (a login, an admin change) in its log line, cut to a bound. */
 export function notePlayer(res: ServerResponse, name: string): void {
-  players.set(res, name.slice(0, MAX_LOGGED_PLAYER_CHARS));
+  note(res, { player: name.slice(0, MAX_LOGGED_PLAYER_CHARS) });
 }
 
 /**
@@ -113,7 +115,7 @@ function post<T>(run: (body: unknown, req: IncomingMessage, res: ServerResponse)
   return {
     POST: async (req, res) => {
       const result = await run(await readJson(req, limit), req, res);
-      if (outcome) outcomes.set(res, outcome(result));
+      if (outcome) note(res, { outcome: outcome(result) });
       sendResult(res, result);
     },
   };
@@ -172,8 +174,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     '/profiles': post(async (body, _req, res) => {
       const names = nameList(body);
       const { found, ignored } = await service.profiles(names);
-      outcomes.set(res, ignored > 0 ? 'partial' : 'ok');
-      if (ignored > 0) reasons.set(res, `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit`);
+      note(res, ignored === 0 ? { outcome: 'ok' } : { outcome: 'partial', reason: `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit` });
       return found;
     }, undefined, MAX_RELAYED_BODY_BYTES),
     '/health': {
@@ -198,13 +199,13 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     const expected = err instanceof HttpError || err instanceof ServiceError;
     if (!expected) options.logError(`${where}: unexpected error`, err);
     const outcome = failedOutcome(route, err);
-    if (outcome !== undefined) outcomes.set(res, outcome);
-    if (err instanceof HttpError && err.refusal) reasons.set(res, err.refusal);
+    if (outcome !== undefined) note(res, { outcome });
+    if (err instanceof HttpError && err.refusal) note(res, { reason: err.refusal });
     if (req.socket.destroyed) return; // the client is gone: no one to answer
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();
     else if (Object.hasOwn(IN_BAND, route)) {
-      if (!reasons.has(res)) reasons.set(res, expected ? err.message : 'unexpected error');
+      note(res, { reason: notes.get(res)?.reason ?? (expected ? err.message : 'unexpected error') });
       sendResult(res, IN_BAND[route]);
     } else if (err instanceof HttpError) {
       sendError(res, err.status, err.message, err.headers);
@@ -232,10 +233,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
           route,
           status: res.writableFinished ? res.statusCode : CLIENT_GONE,
           seconds: (performance.now() - started) / 1000,
-          outcome: outcomes.get(res),
-          player: players.get(res),
+          ...notes.get(res),
           client: caller.address,
-          reason: reasons.get(res),
         });
       });
     }
