@@ -96,8 +96,7 @@ export function listUsers(ctx: Context, after?: string, limit?: number): Promise
 
 /** Sets or clears (null) skin and cape URLs and the arm model. */
 export async function setTextures(ctx: Context, name: string, change: TextureChange): Promise<User> {
-  if (typeof change.skinUrl === 'string') requireUrl(change.skinUrl, ctx.options.allowHttpTextures);
-  if (typeof change.capeUrl === 'string') requireUrl(change.capeUrl, ctx.options.allowHttpTextures);
+  for (const url of [change.skinUrl, change.capeUrl]) if (typeof url === 'string') requireUrl(url, ctx.options.allowHttpTextures);
   const user = await findUser(ctx, name);
   await ctx.store.setTextures(user.id, change);
   return reread(ctx, user);
