@@ -194,10 +194,9 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   const health = `${options.basePath}/health`;
 
   const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown): void => {
-    // The path only: a query string may carry a secret.
-    const where = `${req.method} ${pathOf(req)}`;
     const expected = err instanceof HttpError || err instanceof ServiceError;
-    if (!expected) options.logError(`${where}: unexpected error`, err);
+    // The path only: a query string may carry a secret.
+    if (!expected) options.logError(`${req.method} ${pathOf(req)}: unexpected error`, err);
     const outcome = failedOutcome(route, err);
     if (outcome !== undefined) note(res, { outcome });
     if (err instanceof HttpError && err.refusal) note(res, { reason: err.refusal });
@@ -226,11 +225,10 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     if (answered) {
       const started = performance.now();
       res.once('close', () => {
-        const route = found?.route ?? UNMATCHED;
         answered({
           method: req.method ?? '',
           path: pathOf(req).slice(0, MAX_LOGGED_PATH),
-          route,
+          route: found?.route ?? UNMATCHED,
           status: res.writableFinished ? res.statusCode : CLIENT_GONE,
           seconds: (performance.now() - started) / 1000,
           ...notes.get(res),

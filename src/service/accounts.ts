@@ -63,9 +63,8 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   const invite = input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() };
   // What is cheap first (a flood of sign-ups with taken names or guessed codes costs no hash);
   // createUser checks both again, atomically.
-  const inviteLive = async (i: { digest: string; now: number }) => (await ctx.store.listInvites(i.now)).some((live) => live.digest === i.digest);
   if (await ctx.store.findUserByName(input.name)) throw nameTaken(input.name);
-  if (invite && !(await inviteLive(invite))) throw badInvite();
+  if (invite && !(await ctx.store.listInvites(invite.now)).some((live) => live.digest === invite.digest)) throw badInvite();
   const passwordHash = hash === undefined ? await hashInPool(ctx, password) : foreignHash(ctx, hash);
   const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
   const created = await ctx.store.createUser(user, invite);
