@@ -36,9 +36,7 @@ export function createMemoryStore(): Store {
   };
 
   return {
-    async countUsers() {
-      return users.size;
-    },
+    countUsers: async () => users.size,
     async listUsers(after = '', limit = Infinity) {
       return [...users.values()]
         .filter((u) => u.name.toLowerCase() > after.toLowerCase())
@@ -46,19 +44,13 @@ export function createMemoryStore(): Store {
         .slice(0, limit)
         .map((u) => ({ ...u }));
     },
-    async endSessions(id) {
-      endSessions(id);
-    },
-    async findUserByName(name) {
-      return copy(byName(name));
-    },
+    endSessions: async (id) => endSessions(id),
+    findUserByName: async (name) => copy(byName(name)),
     findUserById,
     findPlayer: findUserById,
     // byName gives one object a player, so the Set keeps each once.
     findUsersByNames: async (names) => [...new Set(names.map(byName))].flatMap((u) => (u ? [{ ...u }] : [])),
-    async createUser(user, invite): Promise<CreateResult> {
-      return insertUser(user, invite);
-    },
+    createUser: async (user, invite): Promise<CreateResult> => insertUser(user, invite),
     async createUsers(list, commit) {
       const results = list.map((user) => insertUser(user));
       if (commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created'))) return results;
@@ -103,9 +95,7 @@ export function createMemoryStore(): Store {
       const png = textures.get(hash);
       return png && Buffer.from(png);
     },
-    async countTextures() {
-      return textures.size;
-    },
+    countTextures: async () => textures.size,
     async deleteUser(id) {
       const u = users.get(id);
       if (!u) return false;
@@ -161,9 +151,7 @@ export function createMemoryStore(): Store {
       resets.set(userId, { digest, expiresAt });
       return true;
     },
-    async findResetCode(digest, now) {
-      return liveReset(digest, now);
-    },
+    findResetCode: async (digest, now) => liveReset(digest, now),
     async useResetCode(digest, now, hash) {
       const id = liveReset(digest, now);
       if (id === undefined) return undefined;
