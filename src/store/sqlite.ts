@@ -120,9 +120,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
   return {
     countUsers: async () => Number((q.count.get() as { n: number }).n),
     listUsers: async (after = '', limit = -1) => q.list.all(after.toLowerCase(), limit).map((row) => toUser(row)!),
-    async endSessions(id) {
-      transaction(db, () => endSessions(id));
-    },
+    endSessions: async (id) => transaction(db, () => endSessions(id)),
     findUserByName: async (name) => toUser(sharedRead(db, () => q.byName.get(name.toLowerCase()))),
     findUserById: async (id) => toUser(q.byId.get(id)),
     findPlayer: async (id) => toPlayer(sharedRead(db, () => q.player.get(id))),
@@ -143,32 +141,26 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         return q.rename.run(name, key, id).changes === 1 ? 'renamed' : 'not_found';
       });
     },
-    async setPasswordHash(id, hash, end, keep, replacing) {
-      transaction(db, () => {
-        q.setHash.run(hash, id, replacing ?? null);
-        if (!end) return;
-        endSessions(id, keep);
-        q.dropReset.run(id);
-      });
-    },
-    async setLock(id, lock) {
-      return transaction(db, () => {
-        if (q.setLock.run(lock?.at ?? null, lock?.reason ?? null, id).changes === 0) return false;
-        if (lock) endSessions(id);
-        return true;
-      });
-    },
-    async setTextures(id, change) {
-      transaction(db, () => {
-        const before = toUser(q.byId.get(id));
-        if (!before) return;
-        if (change.upload) q.insertTexture.run(change.upload.hash, change.upload.png);
-        if (change.skinUrl !== undefined || change.skinHash !== undefined) q.setSkin.run(change.skinUrl ?? null, change.skinHash ?? null, id);
-        if (change.capeUrl !== undefined || change.capeHash !== undefined) q.setCape.run(change.capeUrl ?? null, change.capeHash ?? null, id);
-        if (change.isAlex !== undefined) q.setModel.run(change.isAlex ? 1 : 0, id);
-        for (const hash of [before.skinHash, before.capeHash]) if (hash !== null) q.dropTexture.run(hash);
-      });
-    },
+    setPasswordHash: async (id, hash, end, keep, replacing) => transaction(db, () => {
+      q.setHash.run(hash, id, replacing ?? null);
+      if (!end) return;
+      endSessions(id, keep);
+      q.dropReset.run(id);
+    }),
+    setLock: async (id, lock) => transaction(db, () => {
+      if (q.setLock.run(lock?.at ?? null, lock?.reason ?? null, id).changes === 0) return false;
+      if (lock) endSessions(id);
+      return true;
+    }),
+    setTextures: async (id, change) => transaction(db, () => {
+      const before = toUser(q.byId.get(id));
+      if (!before) return;
+      if (change.upload) q.insertTexture.run(change.upload.hash, change.upload.png);
+      if (change.skinUrl !== undefined || change.skinHash !== undefined) q.setSkin.run(change.skinUrl ?? null, change.skinHash ?? null, id);
+      if (change.capeUrl !== undefined || change.capeHash !== undefined) q.setCape.run(change.capeUrl ?? null, change.capeHash ?? null, id);
+      if (change.isAlex !== undefined) q.setModel.run(change.isAlex ? 1 : 0, id);
+      for (const hash of [before.skinHash, before.capeHash]) if (hash !== null) q.dropTexture.run(hash);
+    }),
     async findTexture(hash) {
       const row = q.texture.get(hash) as { png: Uint8Array } | undefined;
       return row && Buffer.from(row.png.buffer, row.png.byteOffset, row.png.byteLength);
@@ -184,38 +176,32 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         return true;
       });
     },
-    async recordLogin(userId, verifiedHash, digest, now, expiresAt, maxLive) {
-      return transaction(db, () => {
-        const user = toUser(q.byId.get(userId));
-        if (!user || user.lockedAt !== null || user.passwordHash !== verifiedHash) return false;
-        q.insertToken.run(digest, userId, now, expiresAt);
-        q.pruneTokens.run(userId, now, maxLive);
-        q.setLastLogin.run(now, userId);
-        return true;
-      });
-    },
+    recordLogin: async (userId, verifiedHash, digest, now, expiresAt, maxLive) => transaction(db, () => {
+      const user = toUser(q.byId.get(userId));
+      if (!user || user.lockedAt !== null || user.passwordHash !== verifiedHash) return false;
+      q.insertToken.run(digest, userId, now, expiresAt);
+      q.pruneTokens.run(userId, now, maxLive);
+      q.setLastLogin.run(now, userId);
+      return true;
+    }),
     recordJoin: async (digest, userId, serverId, now) => transaction(db, () => q.recordJoin.run(digest, userId, serverId, now).changes === 1),
     findJoin: async (name, serverId, since) => toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since))),
     findUserByToken: async (digest, now) => toUser(q.byToken.get(digest, now)),
-    async createInvite(invite) {
-      transaction(db, () => {
-        q.pruneInvites.run(invite.createdAt);
-        q.insertInvite.run(invite.digest, invite.usesLeft, invite.createdAt, invite.expiresAt);
-      });
-    },
+    createInvite: async (invite) => transaction(db, () => {
+      q.pruneInvites.run(invite.createdAt);
+      q.insertInvite.run(invite.digest, invite.usesLeft, invite.createdAt, invite.expiresAt);
+    }),
     listInvites: async (now) => q.invites.all(now).map((row) => ({ ...row }) as unknown as Invite),
     deleteInvites: async (prefix) => transaction(db, () => Number(q.deleteInvites.run(prefix).changes)),
     setResetCode: async (userId, digest, expiresAt) => transaction(db, () => q.setReset.run(userId, digest, expiresAt).changes === 1),
     findResetCode: async (digest, now) => (q.findReset.get(digest, now) as { user_id: string } | undefined)?.user_id,
-    async useResetCode(digest, now, hash) {
-      return transaction(db, () => {
-        const row = q.useReset.get(digest, now) as { user_id: string } | undefined;
-        if (!row) return undefined;
-        q.setHash.run(hash, row.user_id);
-        endSessions(row.user_id);
-        return row.user_id;
-      });
-    },
+    useResetCode: async (digest, now, hash) => transaction(db, () => {
+      const row = q.useReset.get(digest, now) as { user_id: string } | undefined;
+      if (!row) return undefined;
+      q.setHash.run(hash, row.user_id);
+      endSessions(row.user_id);
+      return row.user_id;
+    }),
     async beginLoginAttempt(name, now, forgetBefore, throttledUntil) {
       const key = name.toLowerCase();
       // IMMEDIATE: the read and the write are one step for every process sharing the file.
