@@ -133,14 +133,11 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         (results) => commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created')),
       );
     },
-    async renameUser(id, name) {
-      const key = name.toLowerCase();
-      return transaction(db, () => {
-        const holder = toUser(q.byName.get(key));
-        if (holder && holder.id !== id) return 'name_taken';
-        return q.rename.run(name, key, id).changes === 1 ? 'renamed' : 'not_found';
-      });
-    },
+    renameUser: async (id, name) => transaction(db, () => {
+      const holder = toUser(q.byName.get(name.toLowerCase()));
+      if (holder && holder.id !== id) return 'name_taken';
+      return q.rename.run(name, name.toLowerCase(), id).changes === 1 ? 'renamed' : 'not_found';
+    }),
     setPasswordHash: async (id, hash, end, keep, replacing) => transaction(db, () => {
       q.setHash.run(hash, id, replacing ?? null);
       if (!end) return;
@@ -166,16 +163,14 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       return row && Buffer.from(row.png.buffer, row.png.byteOffset, row.png.byteLength);
     },
     countTextures: async () => Number((q.countTextures.get() as { n: number }).n),
-    async deleteUser(id) {
-      // Tokens and joins go with the user (ON DELETE CASCADE); textures no one wears, here.
-      return transaction(db, () => {
-        const before = toUser(q.byId.get(id));
-        if (!before) return false;
-        q.deleteUser.run(id);
-        for (const hash of [before.skinHash, before.capeHash]) if (hash !== null) q.dropTexture.run(hash);
-        return true;
-      });
-    },
+    // Tokens and joins go with the user (ON DELETE CASCADE); textures no one wears, here.
+    deleteUser: async (id) => transaction(db, () => {
+      const before = toUser(q.byId.get(id));
+      if (!before) return false;
+      q.deleteUser.run(id);
+      for (const hash of [before.skinHash, before.capeHash]) if (hash !== null) q.dropTexture.run(hash);
+      return true;
+    }),
     recordLogin: async (userId, verifiedHash, digest, now, expiresAt, maxLive) => transaction(db, () => {
       const user = toUser(q.byId.get(userId));
       if (!user || user.lockedAt !== null || user.passwordHash !== verifiedHash) return false;
