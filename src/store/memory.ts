@@ -37,13 +37,12 @@ export function createMemoryStore(): Store {
 
   return {
     countUsers: async () => users.size,
-    async listUsers(after = '', limit = Infinity) {
-      return [...users.values()]
+    listUsers: async (after = '', limit = Infinity) =>
+      [...users.values()]
         .filter((u) => u.name.toLowerCase() > after.toLowerCase())
         .sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1))
         .slice(0, limit)
-        .map((u) => ({ ...u }));
-    },
+        .map((u) => ({ ...u })),
     endSessions: async (id) => endSessions(id),
     findUserByName: async (name) => copy(byName(name)),
     findUserById,
@@ -135,12 +134,11 @@ export function createMemoryStore(): Store {
       for (const [d, i] of invites) if (i.usesLeft <= 0 || i.expiresAt <= invite.createdAt) invites.delete(d);
       invites.set(invite.digest, { ...invite });
     },
-    async listInvites(now) {
-      return [...invites.values()]
+    listInvites: async (now) =>
+      [...invites.values()]
         .filter((i) => i.usesLeft > 0 && i.expiresAt > now)
         .sort((a, b) => a.expiresAt - b.expiresAt || (a.digest < b.digest ? -1 : 1))
-        .map((i) => ({ ...i }));
-    },
+        .map((i) => ({ ...i })),
     async deleteInvites(prefix) {
       const gone = [...invites.keys()].filter((d) => d.startsWith(prefix));
       for (const d of gone) invites.delete(d);
