@@ -13,8 +13,8 @@ const endedEarly = (): HttpError => new HttpError(400, 'Request body ended early
 
 /** Reads the whole body, refusing (413) as soon as it is known to exceed `limit` bytes. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(tooLarge(limit));
+  // A declared length already past the limit is refused unread.
+  if (Number(req.headers['content-length']) > limit) return Promise.reject(tooLarge(limit));
   return new Promise((done, fail) => {
     const chunks: Buffer[] = [];
     let size = 0;
