@@ -37,10 +37,7 @@ function clientToken(body: JsonObject): string {
   return token;
 }
 
-export interface YggdrasilAuthResult extends AuthResult {
-  clientToken: string;
-  selectedProfile: { id: string; name: string };
-}
+export type YggdrasilAuthResult = AuthResult & { clientToken: string; selectedProfile: { id: string; name: string } };
 
 /**
  * The contract's answer plus what a Yggdrasil-shaped caller reads: the client token (a new one,

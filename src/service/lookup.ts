@@ -5,9 +5,7 @@ import { notFound } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
 import type { Player } from '../store/store.ts';
 
-export interface ProfileResult extends TextureFields {
-  username: string;
-}
+export type ProfileResult = TextureFields & { username: string };
 
 export type ProfilesEntry = Pick<Player, 'id' | 'name'>;
 
@@ -18,10 +16,7 @@ export async function profile(ctx: Context, userUUID: string): Promise<ProfileRe
 }
 
 /** What /profiles found, and how many of the entries sent were not looked up. */
-export interface ProfilesResult {
-  found: ProfilesEntry[];
-  ignored: number;
-}
+export type ProfilesResult = { found: ProfilesEntry[]; ignored: number };
 
 /**
  * Names to id/name pairs, in the order asked, each player once. Nothing sent is refused: a

@@ -5,9 +5,7 @@ import type { Context } from './context.ts';
 import { notFound } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
 
-export interface HasJoinedResult extends TextureFields {
-  userUUID: string;
-}
+export type HasJoinedResult = TextureFields & { userUUID: string };
 
 /**
  * Records the join when the token is live and belongs to the player: `false` for an unknown,
