@@ -174,7 +174,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     '/profiles': post(async (body, _req, res) => {
       const names = nameList(body);
       const { found, ignored } = await service.profiles(names);
-      note(res, ignored === 0 ? { outcome: 'ok' } : { outcome: 'partial', reason: `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit` });
+      const reason = ignored > 0 ? `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit` : undefined;
+      note(res, { outcome: ignored > 0 ? 'partial' : 'ok', reason });
       return found;
     }, undefined, MAX_RELAYED_BODY_BYTES),
     '/health': {
