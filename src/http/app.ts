@@ -192,7 +192,6 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     ...Object.assign({}, ...areas.map((a) => a.routes)),
   });
   const keyCheck = options.apiKey === '' ? undefined : createKeyCheck(options.apiKey);
-  const health = `${options.basePath}/health`;
 
   const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown): void => {
     const expected = err instanceof HttpError || err instanceof ServiceError;
@@ -241,7 +240,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       const path = pathOf(req);
       const area = areas.find((a) => path.startsWith(a.prefix) || `${path}/` === a.prefix);
       if (area?.admit) area.admit(req);
-      else if (keyCheck && path !== health && !keyed) {
+      else if (keyCheck && path !== `${options.basePath}/health` && !keyed) {
         // Probes cannot send the key.
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
       }

@@ -47,14 +47,12 @@ export function stringFields<const N extends string[]>(body: unknown, ...names: 
   return names.map((name) => stringField(object, name)) as { [K in keyof N]: string };
 }
 
-const PROFILES_SHAPE = 'Request body must be an array of names or {"usernames": [...]}';
-
 /**
  * `/profiles` takes a bare array (as a LauncherServer sends it) or `{"usernames": [...]}`. Its
  * entries are checked by the service: one that is not a name is not found, not a refusal.
  */
 export function nameList(body: unknown): unknown[] {
   const list = Array.isArray(body) ? body : typeof body === 'object' && body !== null && Object.hasOwn(body, 'usernames') ? (body as JsonObject).usernames : undefined;
-  if (!Array.isArray(list)) throw new HttpError(400, PROFILES_SHAPE);
+  if (!Array.isArray(list)) throw new HttpError(400, 'Request body must be an array of names or {"usernames": [...]}');
   return list;
 }
