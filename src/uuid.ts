@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 
 const UNDASHED = /^[0-9a-f]{32}$/;
-const DASHED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const DASHED = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/;
 
 function dash(hex: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
@@ -10,10 +10,9 @@ function dash(hex: string): string {
 
 /** The canonical (dashed, lower-case) form of a UUID, or undefined when `text` is not one. */
 export function parseUuid(text: string): string | undefined {
-  const lower = text.toLowerCase();
-  if (DASHED.test(lower)) return lower;
-  if (UNDASHED.test(lower)) return dash(lower);
-  return undefined;
+  // A dashed one is undashed first, so both forms take the one path.
+  const hex = text.toLowerCase().replace(DASHED, '$1$2$3$4$5');
+  return UNDASHED.test(hex) ? dash(hex) : undefined;
 }
 
 /** The UUID offline-mode servers give a player: version 3 (MD5) of "OfflinePlayer:<name>". */

@@ -11,11 +11,8 @@ export const SCRYPT_PARAMS = { N: 2 ** 14, r: 8, p: 5 } as const;
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 
-interface ScryptParams {
-  N: number;
-  r: number;
-  p: number;
-}
+/** Parameters as a stored hash names them: today's or older ones. */
+type ScryptParams = Record<keyof typeof SCRYPT_PARAMS, number>;
 
 function derive(password: string, salt: Buffer, params: ScryptParams, keyBytes = KEY_BYTES): Promise<Buffer> {
   // maxmem: scrypt needs 128*N*r bytes; Node's default cap (32 MiB) would refuse larger N later.

@@ -7,7 +7,7 @@ import type { Service } from '../service/service.ts';
 import type { LoginClient } from '../service/throttle.ts';
 import { readJson } from './body.ts';
 import { HttpError, sendError, sendResult } from './envelope.ts';
-import { nameList, requireObject, stringField } from './fields.ts';
+import { nameList, requireObject, stringFields } from './fields.ts';
 import { callerOf, type AddressList, type Caller } from './client-address.ts';
 import { createKeyCheck } from './api-key.ts';
 import { createRouter, pathOf, type Handler, type Match, type Routes } from './router.ts';
@@ -93,15 +93,17 @@ const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, forbi
  */
 const IN_BAND: Record<string, unknown> = { '/join': false, '/profiles': [] };
 
-/** What became of requests whose endpoint has outcomes (logins, joins, look-ups), and why, for the log. */
-const outcomes = new WeakMap<ServerResponse, string>();
-const reasons = new WeakMap<ServerResponse, string>();
-/** The player a request is about, for the log; set before anything can refuse it. */
-const players = new WeakMap<ServerResponse, string>();
+/**
+ * What a request's log line says beyond its status: what became of it where its endpoint has
+ * outcomes (logins, joins, look-ups), why, and the player it is about (noted before anything can refuse it).
+ */
+type Notes = Pick<AnsweredRequest, 'outcome' | 'reason' | 'player'>;
+const notes = new WeakMap<ServerResponse, Notes>();
+const note = (res: ServerResponse, more: Notes): void => void notes.set(res, { ...notes.get(res), ...more });
 
 /** Names the player a request is about (a login, an admin change) in its log line, cut to a bound. */
 export function notePlayer(res: ServerResponse, name: string): void {
-  players.set(res, name.slice(0, MAX_LOGGED_PLAYER_CHARS));
+  note(res, { player: name.slice(0, MAX_LOGGED_PLAYER_CHARS) });
 }
 
 /**
@@ -121,7 +123,7 @@ function post<T>(run: (body: unknown, req: IncomingMessage, res: ServerResponse)
   return {
     POST: async (req, res) => {
       const result = await run(await readJson(req, limit), req, res);
-      if (outcome) outcomes.set(res, outcome(result));
+      if (outcome) note(res, { outcome: outcome(result) });
       sendResult(res, result);
     },
   };
@@ -171,23 +173,17 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       return yggdrasil ? yggdrasilResult(result, yggdrasil.clientToken) : result;
     }, () => 'ok'),
     '/join': post(
-      async (body) => {
-        const b = requireObject(body);
-        return service.join(stringField(b, 'accessToken'), stringField(b, 'userUUID'), stringField(b, 'serverID'));
-      },
+      (body) => service.join(...stringFields(body, 'accessToken', 'userUUID', 'serverID')),
       (joined) => (joined ? 'ok' : 'bad_token'),
       MAX_RELAYED_BODY_BYTES,
     ),
-    '/hasJoined': post(async (body) => {
-      const b = requireObject(body);
-      return service.hasJoined(stringField(b, 'username'), stringField(b, 'serverID'));
-    }, () => 'hit'),
-    '/profile': post(async (body) => service.profile(stringField(requireObject(body), 'userUUID'))),
+    '/hasJoined': post((body) => service.hasJoined(...stringFields(body, 'username', 'serverID')), () => 'hit'),
+    '/profile': post((body) => service.profile(...stringFields(body, 'userUUID'))),
     '/profiles': post(async (body, _req, res) => {
       const names = nameList(body);
       const { found, ignored } = await service.profiles(names);
-      outcomes.set(res, ignored > 0 ? 'partial' : 'ok');
-      if (ignored > 0) reasons.set(res, `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit`);
+      const reason = ignored > 0 ? `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit` : undefined;
+      note(res, { outcome: ignored > 0 ? 'partial' : 'ok', reason });
       return found;
     }, undefined, MAX_RELAYED_BODY_BYTES),
     '/health': {
@@ -204,22 +200,20 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     ...Object.assign({}, ...areas.map((a) => a.routes)),
   });
   const keyCheck = options.apiKey === '' ? undefined : createKeyCheck(options.apiKey);
-  const health = `${options.basePath}/health`;
 
   const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown): void => {
-    // The path only: a query string may carry a secret.
-    const where = `${req.method} ${pathOf(req)}`;
     const expected = err instanceof HttpError || err instanceof ServiceError;
-    if (!expected) options.logError(`${where}: unexpected error`, err);
+    // The path only: a query string may carry a secret.
+    if (!expected) options.logError(`${req.method} ${pathOf(req)}: unexpected error`, err);
     const outcome = failedOutcome(route, err);
-    if (outcome !== undefined) outcomes.set(res, outcome);
+    if (outcome !== undefined) note(res, { outcome });
     const rule = err instanceof HttpError ? err.refusal : err instanceof ServiceError ? err.rule : undefined;
-    if (rule) reasons.set(res, rule);
+    if (rule) note(res, { reason: rule });
     if (req.socket.destroyed) return; // the client is gone: no one to answer
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();
     else if (Object.hasOwn(IN_BAND, route)) {
-      if (!reasons.has(res)) reasons.set(res, expected ? err.message : 'unexpected error');
+      note(res, { reason: notes.get(res)?.reason ?? (expected ? err.message : 'unexpected error') });
       sendResult(res, IN_BAND[route]);
     } else if (err instanceof HttpError) {
       sendError(res, err.status, err.message, err.headers);
@@ -240,17 +234,14 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     if (answered) {
       const started = performance.now();
       res.once('close', () => {
-        const route = found?.route ?? UNMATCHED;
         answered({
           method: req.method ?? '',
           path: pathOf(req).slice(0, MAX_LOGGED_PATH),
-          route,
+          route: found?.route ?? UNMATCHED,
           status: res.writableFinished ? res.statusCode : CLIENT_GONE,
           seconds: (performance.now() - started) / 1000,
-          outcome: outcomes.get(res),
-          player: players.get(res),
+          ...notes.get(res),
           client: caller.address,
-          reason: reasons.get(res),
         });
       });
     }
@@ -258,7 +249,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       const path = pathOf(req);
       const area = areas.find((a) => path.startsWith(a.prefix) || `${path}/` === a.prefix);
       if (area?.admit) area.admit(req);
-      else if (keyCheck && path !== health && !keyed) {
+      else if (keyCheck && path !== `${options.basePath}/health` && !keyed) {
         // Probes cannot send the key.
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
       }

@@ -13,8 +13,8 @@ const endedEarly = (): HttpError => new HttpError(400, 'Request body ended early
 
 /** Reads the whole body, refusing (413) as soon as it is known to exceed `limit` bytes. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(tooLarge(limit));
+  // A declared length already past the limit is refused unread.
+  if (Number(req.headers['content-length']) > limit) return Promise.reject(tooLarge(limit));
   return new Promise((done, fail) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -53,17 +53,14 @@ export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
  */
 export function parseJson(body: Buffer): unknown {
   if (body.length === 0) throw new HttpError(400, 'Request body is empty');
-  let text: string;
+  let problem: string | undefined;
+  // Bytes that are not UTF-8 and text that is not JSON are refused alike.
   try {
-    text = utf8.decode(body);
+    const text = utf8.decode(body);
+    problem = jsonShapeProblem(text);
+    if (problem === undefined) return JSON.parse(text);
   } catch {
     throw new HttpError(400, 'Request body is not valid JSON');
   }
-  const problem = jsonShapeProblem(text);
-  if (problem !== undefined) throw new HttpError(400, `Request body ${problem}`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'Request body is not valid JSON');
-  }
+  throw new HttpError(400, `Request body ${problem}`);
 }

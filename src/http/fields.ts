@@ -41,7 +41,11 @@ export function stringField(body: JsonObject, name: string): string {
   return value;
 }
 
-const PROFILES_SHAPE = 'Request body must be an array of names or {"usernames": [...]}';
+/** The fields `names` of an object body, in order, each a string. */
+export function stringFields<const N extends string[]>(body: unknown, ...names: N): { [K in keyof N]: string } {
+  const object = requireObject(body);
+  return names.map((name) => stringField(object, name)) as { [K in keyof N]: string };
+}
 
 /**
  * `/profiles` takes a bare array (as a LauncherServer sends it) or `{"usernames": [...]}`. Its
@@ -49,6 +53,6 @@ const PROFILES_SHAPE = 'Request body must be an array of names or {"usernames": 
  */
 export function nameList(body: unknown): unknown[] {
   const list = Array.isArray(body) ? body : typeof body === 'object' && body !== null && Object.hasOwn(body, 'usernames') ? (body as JsonObject).usernames : undefined;
-  if (!Array.isArray(list)) throw new HttpError(400, PROFILES_SHAPE);
+  if (!Array.isArray(list)) throw new HttpError(400, 'Request body must be an array of names or {"usernames": [...]}');
   return list;
 }

@@ -25,18 +25,12 @@ export function queryOf(req: IncomingMessage): URLSearchParams {
   return new URLSearchParams((req.url ?? '/').slice(pathOf(req).length + 1));
 }
 
-interface Route {
-  /** As registered, without the base path: `/textures/:hash`. */
-  pattern: string;
-  segments: string[];
-  methods: Partial<Record<string, Handler>>;
-}
-
-function match(route: Route, parts: string[]): Params | undefined {
-  if (route.segments.length !== parts.length) return undefined;
+/** The parameters of a path split at "/" when it matches a pattern's `segments`. */
+function match(segments: string[], parts: string[]): Params | undefined {
+  if (segments.length !== parts.length) return undefined;
   const params: Params = {};
   for (let i = 0; i < parts.length; i++) {
-    const want = route.segments[i]!;
+    const want = segments[i]!;
     if (want.startsWith(':')) {
       if (parts[i] === '') return undefined;
       params[want.slice(1)] = parts[i]!;
@@ -54,11 +48,12 @@ export interface Match {
 
 /** Finds the handler (and its parameters) for a request, or throws the 404 or 405 to answer instead. */
 export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => Match {
-  const table: Route[] = Object.entries(routes).map(([pattern, methods]) => ({ pattern, segments: (normalizeBasePath(basePath) + pattern).split('/'), methods }));
+  // A route's pattern as registered, without the base path (`/textures/:hash`), and its segments with it.
+  const table = Object.entries(routes).map(([pattern, methods]) => ({ pattern, segments: (normalizeBasePath(basePath) + pattern).split('/'), methods }));
   return (req) => {
     const parts = pathOf(req).split('/');
     for (const route of table) {
-      const params = match(route, parts);
+      const params = match(route.segments, parts);
       if (!params) continue;
       const method = req.method ?? '';
       const handler = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { MAX_CLIENT_TOKEN_CHARS } from '../limits.ts';
 import type { AuthResult } from '../service/auth.ts';
 import { HttpError } from './envelope.ts';
-import { stringField, type JsonObject } from './fields.ts';
+import { stringField, stringFields, type JsonObject } from './fields.ts';
 
 export interface LoginRequest {
   /** The request field the name came in, for messages. */
@@ -23,8 +23,7 @@ export function readLoginRequest(body: JsonObject): LoginRequest {
   const hasUsername = Object.hasOwn(body, 'username');
   if (hasLogin && hasUsername) throw new HttpError(400, 'Give "login" or "username", not both');
   if (!hasUsername) return { field: 'login', name: stringField(body, 'login'), password: stringField(body, 'password') };
-  const name = stringField(body, 'username');
-  const password = stringField(body, 'password');
+  const [name, password] = stringFields(body, 'username', 'password');
   // Some Yggdrasil clients send null for "none": a new token then, as when it is left out.
   const sent = Object.hasOwn(body, 'clientToken') && body.clientToken !== null;
   return { field: 'username', name, password, yggdrasil: { clientToken: sent ? clientToken(body) : undefined } };
@@ -38,10 +37,7 @@ function clientToken(body: JsonObject): string {
   return token;
 }
 
-export interface YggdrasilAuthResult extends AuthResult {
-  clientToken: string;
-  selectedProfile: { id: string; name: string };
-}
+export type YggdrasilAuthResult = AuthResult & { clientToken: string; selectedProfile: { id: string; name: string } };
 
 /**
  * The contract's answer plus what a Yggdrasil-shaped caller reads: the client token (a new one,

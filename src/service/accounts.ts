@@ -63,9 +63,8 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   const invite = input.invite === undefined ? undefined : { digest: digestToken(input.invite), now: ctx.now() };
   // What is cheap first (a flood of sign-ups with taken names or guessed codes costs no hash);
   // createUser checks both again, atomically.
-  const inviteLive = async (i: { digest: string; now: number }) => (await ctx.store.listInvites(i.now)).some((live) => live.digest === i.digest);
   if (await ctx.store.findUserByName(input.name)) throw nameTaken(input.name);
-  if (invite && !(await inviteLive(invite))) throw badInvite();
+  if (invite && !(await ctx.store.listInvites(invite.now)).some((live) => live.digest === invite.digest)) throw badInvite();
   const passwordHash = hash === undefined ? await hashInPool(ctx, password) : foreignHash(ctx, hash);
   const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
   const created = await ctx.store.createUser(user, invite);
@@ -96,8 +95,7 @@ export function listUsers(ctx: Context, after?: string, limit?: number): Promise
 
 /** Sets or clears (null) skin and cape URLs and the arm model. */
 export async function setTextures(ctx: Context, name: string, change: TextureChange): Promise<User> {
-  if (typeof change.skinUrl === 'string') requireUrl(change.skinUrl, ctx.options.allowHttpTextures);
-  if (typeof change.capeUrl === 'string') requireUrl(change.capeUrl, ctx.options.allowHttpTextures);
+  for (const url of [change.skinUrl, change.capeUrl]) if (typeof url === 'string') requireUrl(url, ctx.options.allowHttpTextures);
   const user = await findUser(ctx, name);
   await ctx.store.setTextures(user.id, change);
   return reread(ctx, user);

@@ -3,15 +3,11 @@ import { isPlayerName, requireUuid } from './checks.ts';
 import type { Context } from './context.ts';
 import { notFound } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
+import type { Player } from '../store/store.ts';
 
-export interface ProfileResult extends TextureFields {
-  username: string;
-}
+export type ProfileResult = TextureFields & { username: string };
 
-export interface ProfilesEntry {
-  id: string;
-  name: string;
-}
+export type ProfilesEntry = Pick<Player, 'id' | 'name'>;
 
 export async function profile(ctx: Context, userUUID: string): Promise<ProfileResult> {
   const user = await ctx.store.findPlayer(requireUuid(userUUID));
@@ -20,10 +16,7 @@ export async function profile(ctx: Context, userUUID: string): Promise<ProfileRe
 }
 
 /** What /profiles found, and how many of the entries sent were not looked up. */
-export interface ProfilesResult {
-  found: ProfilesEntry[];
-  ignored: number;
-}
+export type ProfilesResult = { found: ProfilesEntry[]; ignored: number };
 
 /**
  * Names to id/name pairs, in the order asked, each player once. Nothing sent is refused: a
@@ -36,9 +29,6 @@ export async function profiles(ctx: Context, names: readonly unknown[]): Promise
   const wanted = [...new Set(valid.map((n) => n.toLowerCase()))];
   const users = wanted.length === 0 ? [] : await ctx.store.findUsersByNames(wanted);
   const byKey = new Map(users.map((u) => [u.name.toLowerCase(), u]));
-  const found = wanted.flatMap((key) => {
-    const user = byKey.get(key);
-    return user ? [{ id: user.id, name: user.name }] : [];
-  });
+  const found = wanted.flatMap((key) => byKey.get(key) ?? []).map(({ id, name }) => ({ id, name }));
   return { found, ignored: names.length - valid.length };
 }

@@ -5,9 +5,7 @@ import type { Context } from './context.ts';
 import { notFound } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
 
-export interface HasJoinedResult extends TextureFields {
-  userUUID: string;
-}
+export type HasJoinedResult = TextureFields & { userUUID: string };
 
 /**
  * Records the join when the token is live and belongs to the player: `false` for an unknown,
@@ -23,8 +21,8 @@ export async function join(ctx: Context, accessToken: string, userUUID: string, 
 export async function hasJoined(ctx: Context, username: string, serverId: string): Promise<HasJoinedResult> {
   requirePlayerName('username', username);
   requireServerId(serverId);
-  const since = ctx.now() - ctx.options.joinTtlSeconds * 1000;
-  const user = await ctx.store.findJoin(username, serverId, since);
+  // Only a join younger than --join-ttl counts.
+  const user = await ctx.store.findJoin(username, serverId, ctx.now() - ctx.options.joinTtlSeconds * 1000);
   if (!user) throw notFound('Player has not joined this server');
   return { userUUID: user.id, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
 }

@@ -3,14 +3,12 @@ import type { CreateResult, Invite, Store, TextureChange, User } from './store.t
 
 export function createMemoryStore(): Store {
   const users = new Map<string, User>(); // by id
-  const idByName = new Map<string, string>(); // lower-case name -> id
-  const tokens = new Map<string, { userId: string; expiresAt: number; seq: number }>(); // by digest
+  const tokens = new Map<string, { userId: string; expiresAt: number }>(); // by digest, in the order stored
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
   const failures = new Map<string, { failures: number; lastAt: number }>(); // by the service's keys, in order of the last failure
   const textures = new Map<string, Buffer>(); // by hash
   const invites = new Map<string, Invite>(); // by digest
   const resets = new Map<string, { digest: string; expiresAt: number }>(); // by user id
-  let seq = 0;
   const worn = (hash: string): boolean => [...users.values()].some((u) => u.skinHash === hash || u.capeHash === hash);
   const dropUnworn = (hashes: (string | null)[]): void => {
     for (const hash of hashes) if (hash !== null && !worn(hash)) textures.delete(hash);
@@ -20,69 +18,49 @@ export function createMemoryStore(): Store {
   const copy = (u: User | undefined): User | undefined => (u ? { ...u } : undefined);
   // A Player is fields of a User: the whole copy serves as one.
   const findUserById = async (id: string): Promise<User | undefined> => copy(users.get(id));
-  const byName = (name: string): User | undefined => {
-    const id = idByName.get(name.toLowerCase());
-    return id === undefined ? undefined : users.get(id);
-  };
+  // A scan, not an index by name: one map less to keep in step, and this store holds few players.
+  const byName = (name: string): User | undefined => [...users.values()].find((u) => u.name.toLowerCase() === name.toLowerCase());
   const endSessions = (id: string, keep?: string): void => {
     for (const [digest, t] of tokens) if (t.userId === id && digest !== keep) tokens.delete(digest);
     joins.delete(id);
   };
   /** A new player, unless the name (any case) or the id is taken. Hosted textures are set afterwards. */
   const insertUser = (user: User, invite?: { digest: string; now: number }): CreateResult => {
-    if (idByName.has(user.name.toLowerCase())) return 'name_taken';
+    if (byName(user.name)) return 'name_taken';
     const used = invite && invites.get(invite.digest);
     if (invite && !(used && used.usesLeft > 0 && used.expiresAt > invite.now)) return 'invite_invalid';
     if (users.has(user.id)) return 'id_taken';
     if (used) used.usesLeft--;
     users.set(user.id, { ...user, skinHash: null, capeHash: null, lastLoginAt: null, lockedAt: null, lockReason: null });
-    idByName.set(user.name.toLowerCase(), user.id);
     return 'created';
   };
 
   return {
-    async countUsers() {
-      return users.size;
-    },
-    async listUsers(after = '', limit = Infinity) {
-      return [...users.values()]
+    countUsers: async () => users.size,
+    listUsers: async (after = '', limit = Infinity) =>
+      [...users.values()]
         .filter((u) => u.name.toLowerCase() > after.toLowerCase())
         .sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1))
         .slice(0, limit)
-        .map((u) => ({ ...u }));
-    },
-    async endSessions(id) {
-      endSessions(id);
-    },
-    async findUserByName(name) {
-      return copy(byName(name));
-    },
+        .map((u) => ({ ...u })),
+    endSessions: async (id) => endSessions(id),
+    findUserByName: async (name) => copy(byName(name)),
     findUserById,
     findPlayer: findUserById,
-    async findUsersByNames(names) {
-      const found = new Map<string, User>();
-      for (const name of names) {
-        const u = byName(name);
-        if (u) found.set(u.id, { ...u });
-      }
-      return [...found.values()];
-    },
-    async createUser(user, invite): Promise<CreateResult> {
-      return insertUser(user, invite);
-    },
+    // byName gives one object a player, so the Set keeps each once.
+    findUsersByNames: async (names) => [...new Set(names.map(byName))].flatMap((u) => (u ? [{ ...u }] : [])),
+    createUser: async (user, invite): Promise<CreateResult> => insertUser(user, invite),
     async createUsers(list, commit) {
       const results = list.map((user) => insertUser(user));
       if (commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created'))) return results;
-      results.forEach((r, i) => r === 'created' && (users.delete(list[i]!.id), idByName.delete(list[i]!.name.toLowerCase())));
+      results.forEach((r, i) => r === 'created' && users.delete(list[i]!.id));
       return results;
     },
     async renameUser(id, name) {
       const u = users.get(id);
-      const holder = idByName.get(name.toLowerCase());
-      if (holder !== undefined && holder !== id) return 'name_taken';
+      const holder = byName(name);
+      if (holder && holder.id !== id) return 'name_taken';
       if (!u) return 'not_found';
-      idByName.delete(u.name.toLowerCase());
-      idByName.set(name.toLowerCase(), id);
       u.name = name;
       return 'renamed';
     },
@@ -116,15 +94,12 @@ export function createMemoryStore(): Store {
       const png = textures.get(hash);
       return png && Buffer.from(png);
     },
-    async countTextures() {
-      return textures.size;
-    },
+    countTextures: async () => textures.size,
     async deleteUser(id) {
       const u = users.get(id);
       if (!u) return false;
       users.delete(id);
       dropUnworn([u.skinHash, u.capeHash]);
-      idByName.delete(u.name.toLowerCase());
       resets.delete(id);
       endSessions(id);
       return true;
@@ -133,12 +108,10 @@ export function createMemoryStore(): Store {
       const u = users.get(userId);
       if (!u || u.lockedAt !== null || u.passwordHash !== verifiedHash) return false;
       u.lastLoginAt = now;
-      tokens.set(digest, { userId, expiresAt, seq: ++seq });
-      const live = [...tokens]
-        .filter(([, t]) => t.userId === userId && t.expiresAt > now)
-        .sort(([, a], [, b]) => b.seq - a.seq) // newest issued first, whatever the clocks said
-        .map(([d]) => d);
-      const keep = new Set(live.slice(0, maxLive));
+      tokens.set(digest, { userId, expiresAt });
+      // A Map keeps the order of storing: newest last, whatever the clocks said.
+      const live = [...tokens].filter(([, t]) => t.userId === userId && t.expiresAt > now).map(([d]) => d);
+      const keep = new Set(live.reverse().slice(0, maxLive));
       for (const [d, t] of tokens) if (t.userId === userId && !keep.has(d)) tokens.delete(d);
       return true;
     },
@@ -161,12 +134,11 @@ export function createMemoryStore(): Store {
       for (const [d, i] of invites) if (i.usesLeft <= 0 || i.expiresAt <= invite.createdAt) invites.delete(d);
       invites.set(invite.digest, { ...invite });
     },
-    async listInvites(now) {
-      return [...invites.values()]
+    listInvites: async (now) =>
+      [...invites.values()]
         .filter((i) => i.usesLeft > 0 && i.expiresAt > now)
         .sort((a, b) => a.expiresAt - b.expiresAt || (a.digest < b.digest ? -1 : 1))
-        .map((i) => ({ ...i }));
-    },
+        .map((i) => ({ ...i })),
     async deleteInvites(prefix) {
       const gone = [...invites.keys()].filter((d) => d.startsWith(prefix));
       for (const d of gone) invites.delete(d);
@@ -177,9 +149,7 @@ export function createMemoryStore(): Store {
       resets.set(userId, { digest, expiresAt });
       return true;
     },
-    async findResetCode(digest, now) {
-      return liveReset(digest, now);
-    },
+    findResetCode: async (digest, now) => liveReset(digest, now),
     async useResetCode(digest, now, hash) {
       const id = liveReset(digest, now);
       if (id === undefined) return undefined;

@@ -1,6 +1,7 @@
 // The database schema and its migrations, versioned by SQLite's `user_version`.
 // Migration N takes the schema from version N to N+1; a released step is never edited.
 import type { DatabaseSync } from 'node:sqlite';
+import { transaction } from './transaction.ts';
 
 export const MIGRATIONS: string[] = [
   `CREATE TABLE users (
@@ -99,14 +100,9 @@ export async function migrate(db: DatabaseSync): Promise<void> {
   await whenUnlocked(() => db.exec('PRAGMA journal_mode = WAL'));
   // From BEGIN to COMMIT nothing is awaited: another connection of this same process would
   // otherwise block the thread in its busy wait while this one holds the lock.
-  db.exec('BEGIN IMMEDIATE');
-  try {
+  transaction(db, () => {
     const version = refuseNewer(db);
     for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
     if (version < SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-    db.exec('COMMIT');
-  } catch (err) {
-    db.exec('ROLLBACK');
-    throw err;
-  }
+  });
 }

@@ -1,7 +1,8 @@
 // The SQLite store: one file in WAL mode, shared safely by the server and CLI processes.
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { BUSY_TIMEOUT_MS } from '../limits.ts';
 import { migrate } from './schema.ts';
+import { endSharedRead, sharedRead, transaction } from './transaction.ts';
 import type { CreateResult, Invite, Player, Store, User } from './store.ts';
 
 /** The columns of a Player, all in the indexes players_by_name and players_by_id. */
@@ -12,42 +13,6 @@ const USER_COLUMNS = `${PLAYER_COLUMNS}, users.password_hash AS passwordHash, us
 const toUser = (row: unknown): User | undefined => (row ? { ...(row as User), isAlex: (row as { isAlex: unknown }).isAlex === 1 } : undefined);
 /** A row of PLAYER_COLUMNS as a Player, the same way. */
 const toPlayer = toUser as (row: unknown) => Player | undefined;
-
-/** Connections holding a read transaction that the reads of one turn of the event loop share. */
-const sharing = new WeakSet<DatabaseSync>();
-
-/** Ends the shared read transaction, if any: before a write, so that nothing written waits for the turn's end. */
-function endSharedRead(db: DatabaseSync): void {
-  if (sharing.delete(db)) db.exec('COMMIT');
-}
-
-/**
- * Runs `read` in the read transaction shared by the rest of this turn of the event loop: one for
- * all the requests served in the turn, not one each (two fcntl locks on the shared memory and a
- * check of the log index apiece). What another process commits is seen from the next turn.
- */
-function sharedRead<T>(db: DatabaseSync, read: () => T): T {
-  if (!sharing.has(db)) {
-    db.exec('BEGIN');
-    sharing.add(db);
-    setImmediate(() => endSharedRead(db));
-  }
-  return read();
-}
-
-/** Runs `work` in a write transaction, taking the write lock up front so it cannot deadlock; committed unless `keep` says no. */
-function transaction<T>(db: DatabaseSync, work: () => T, keep: (result: T) => boolean = () => true): T {
-  endSharedRead(db);
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const result = work();
-    db.exec(keep(result) ? 'COMMIT' : 'ROLLBACK');
-    return result;
-  } catch (err) {
-    db.exec('ROLLBACK');
-    throw err;
-  }
-}
 
 /**
  * Opens (creating and migrating when needed) the database at `path`. node:sqlite is imported
@@ -87,16 +52,13 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     ),
     setHash: sql('UPDATE users SET password_hash = ?1 WHERE id = ?2 AND (?3 IS NULL OR password_hash = ?3)'),
     rename: sql('UPDATE users SET name = ?, name_key = ? WHERE id = ?'),
-    idByName: sql('SELECT id FROM users WHERE name_key = ?'),
     // A lock already in place keeps its time: a new reason does not make it younger.
     setLock: sql('UPDATE users SET locked_at = CASE WHEN ?1 IS NULL THEN NULL ELSE coalesce(locked_at, ?1) END, lock_reason = ?2 WHERE id = ?3'),
-    loginState: sql('SELECT locked_at, password_hash FROM users WHERE id = ?'),
     setLastLogin: sql('UPDATE users SET last_login_at = ? WHERE id = ?'),
     deleteJoin: sql('DELETE FROM joins WHERE user_id = ?'),
     setSkin: sql('UPDATE users SET skin_url = ?, skin_hash = ? WHERE id = ?'),
     setCape: sql('UPDATE users SET cape_url = ?, cape_hash = ? WHERE id = ?'),
     setModel: sql('UPDATE users SET is_alex = ? WHERE id = ?'),
-    textureHashes: sql('SELECT skin_hash, cape_hash FROM users WHERE id = ?'),
     insertTexture: sql('INSERT OR IGNORE INTO textures (hash, png) VALUES (?, ?)'),
     dropTexture: sql(
       `DELETE FROM textures WHERE hash = ?1
@@ -140,7 +102,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
   /** Inside a transaction: a new player, unless the name (any case) or the id is taken. Hosted textures are set afterwards. */
   const insertUser = (user: User, invite?: { digest: string; now: number }): CreateResult => {
     const key = user.name.toLowerCase();
-    if (q.idByName.get(key)) return 'name_taken';
+    if (q.byName.get(key)) return 'name_taken';
     if (invite && !q.liveInvite.get(invite.digest, invite.now)) return 'invite_invalid';
     const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.skinUrl, user.capeUrl, user.isAlex ? 1 : 0, user.createdAt);
     if (changes !== 1) return 'id_taken';
@@ -156,9 +118,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
   return {
     countUsers: async () => Number((q.count.get() as { n: number }).n),
     listUsers: async (after = '', limit = -1) => q.list.all(after.toLowerCase(), limit).map((row) => toUser(row)!),
-    async endSessions(id) {
-      transaction(db, () => endSessions(id));
-    },
+    endSessions: async (id) => transaction(db, () => endSessions(id)),
     findUserByName: async (name) => toUser(sharedRead(db, () => q.byName.get(name.toLowerCase()))),
     findUserById: async (id) => toUser(q.byId.get(id)),
     findPlayer: async (id) => toPlayer(sharedRead(db, () => q.player.get(id))),
@@ -171,87 +131,70 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
         (results) => commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created')),
       );
     },
-    async renameUser(id, name) {
-      const key = name.toLowerCase();
-      return transaction(db, () => {
-        const holder = q.idByName.get(key) as { id: string } | undefined;
-        if (holder && holder.id !== id) return 'name_taken';
-        return q.rename.run(name, key, id).changes === 1 ? 'renamed' : 'not_found';
-      });
-    },
-    async setPasswordHash(id, hash, end, keep, replacing) {
-      transaction(db, () => {
-        q.setHash.run(hash, id, replacing ?? null);
-        if (!end) return;
-        endSessions(id, keep);
-        q.dropReset.run(id);
-      });
-    },
-    async setLock(id, lock) {
-      return transaction(db, () => {
-        if (q.setLock.run(lock?.at ?? null, lock?.reason ?? null, id).changes === 0) return false;
-        if (lock) endSessions(id);
-        return true;
-      });
-    },
-    async setTextures(id, change) {
-      transaction(db, () => {
-        const before = q.textureHashes.get(id) as { skin_hash: string | null; cape_hash: string | null } | undefined;
-        if (!before) return;
-        if (change.upload) q.insertTexture.run(change.upload.hash, change.upload.png);
-        if (change.skinUrl !== undefined || change.skinHash !== undefined) q.setSkin.run(change.skinUrl ?? null, change.skinHash ?? null, id);
-        if (change.capeUrl !== undefined || change.capeHash !== undefined) q.setCape.run(change.capeUrl ?? null, change.capeHash ?? null, id);
-        if (change.isAlex !== undefined) q.setModel.run(change.isAlex ? 1 : 0, id);
-        for (const hash of [before.skin_hash, before.cape_hash]) if (hash !== null) q.dropTexture.run(hash);
-      });
-    },
+    renameUser: async (id, name) => transaction(db, () => {
+      const holder = toUser(q.byName.get(name.toLowerCase()));
+      if (holder && holder.id !== id) return 'name_taken';
+      return q.rename.run(name, name.toLowerCase(), id).changes === 1 ? 'renamed' : 'not_found';
+    }),
+    setPasswordHash: async (id, hash, end, keep, replacing) => transaction(db, () => {
+      q.setHash.run(hash, id, replacing ?? null);
+      if (!end) return;
+      endSessions(id, keep);
+      q.dropReset.run(id);
+    }),
+    setLock: async (id, lock) => transaction(db, () => {
+      if (q.setLock.run(lock?.at ?? null, lock?.reason ?? null, id).changes === 0) return false;
+      if (lock) endSessions(id);
+      return true;
+    }),
+    setTextures: async (id, change) => transaction(db, () => {
+      const before = toUser(q.byId.get(id));
+      if (!before) return;
+      if (change.upload) q.insertTexture.run(change.upload.hash, change.upload.png);
+      if (change.skinUrl !== undefined || change.skinHash !== undefined) q.setSkin.run(change.skinUrl ?? null, change.skinHash ?? null, id);
+      if (change.capeUrl !== undefined || change.capeHash !== undefined) q.setCape.run(change.capeUrl ?? null, change.capeHash ?? null, id);
+      if (change.isAlex !== undefined) q.setModel.run(change.isAlex ? 1 : 0, id);
+      for (const hash of [before.skinHash, before.capeHash]) if (hash !== null) q.dropTexture.run(hash);
+    }),
     async findTexture(hash) {
       const row = q.texture.get(hash) as { png: Uint8Array } | undefined;
       return row && Buffer.from(row.png.buffer, row.png.byteOffset, row.png.byteLength);
     },
     countTextures: async () => Number((q.countTextures.get() as { n: number }).n),
-    async deleteUser(id) {
-      // Tokens and joins go with the user (ON DELETE CASCADE); textures no one wears, here.
-      return transaction(db, () => {
-        const before = q.textureHashes.get(id) as { skin_hash: string | null; cape_hash: string | null } | undefined;
-        if (!before) return false;
-        q.deleteUser.run(id);
-        for (const hash of [before.skin_hash, before.cape_hash]) if (hash !== null) q.dropTexture.run(hash);
-        return true;
-      });
-    },
-    async recordLogin(userId, verifiedHash, digest, now, expiresAt, maxLive) {
-      return transaction(db, () => {
-        const user = q.loginState.get(userId) as { locked_at: number | null; password_hash: string } | undefined;
-        if (!user || user.locked_at !== null || user.password_hash !== verifiedHash) return false;
-        q.insertToken.run(digest, userId, now, expiresAt);
-        q.pruneTokens.run(userId, now, maxLive);
-        q.setLastLogin.run(now, userId);
-        return true;
-      });
-    },
+    // Tokens and joins go with the user (ON DELETE CASCADE); textures no one wears, here.
+    deleteUser: async (id) => transaction(db, () => {
+      const before = toUser(q.byId.get(id));
+      if (!before) return false;
+      q.deleteUser.run(id);
+      for (const hash of [before.skinHash, before.capeHash]) if (hash !== null) q.dropTexture.run(hash);
+      return true;
+    }),
+    recordLogin: async (userId, verifiedHash, digest, now, expiresAt, maxLive) => transaction(db, () => {
+      const user = toUser(q.byId.get(userId));
+      if (!user || user.lockedAt !== null || user.passwordHash !== verifiedHash) return false;
+      q.insertToken.run(digest, userId, now, expiresAt);
+      q.pruneTokens.run(userId, now, maxLive);
+      q.setLastLogin.run(now, userId);
+      return true;
+    }),
     recordJoin: async (digest, userId, serverId, now) => transaction(db, () => q.recordJoin.run(digest, userId, serverId, now).changes === 1),
     findJoin: async (name, serverId, since) => toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since))),
     findUserByToken: async (digest, now) => toUser(q.byToken.get(digest, now)),
-    async createInvite(invite) {
-      transaction(db, () => {
-        q.pruneInvites.run(invite.createdAt);
-        q.insertInvite.run(invite.digest, invite.usesLeft, invite.createdAt, invite.expiresAt);
-      });
-    },
+    createInvite: async (invite) => transaction(db, () => {
+      q.pruneInvites.run(invite.createdAt);
+      q.insertInvite.run(invite.digest, invite.usesLeft, invite.createdAt, invite.expiresAt);
+    }),
     listInvites: async (now) => q.invites.all(now).map((row) => ({ ...row }) as unknown as Invite),
     deleteInvites: async (prefix) => transaction(db, () => Number(q.deleteInvites.run(prefix).changes)),
     setResetCode: async (userId, digest, expiresAt) => transaction(db, () => q.setReset.run(userId, digest, expiresAt).changes === 1),
     findResetCode: async (digest, now) => (q.findReset.get(digest, now) as { user_id: string } | undefined)?.user_id,
-    async useResetCode(digest, now, hash) {
-      return transaction(db, () => {
-        const row = q.useReset.get(digest, now) as { user_id: string } | undefined;
-        if (!row) return undefined;
-        q.setHash.run(hash, row.user_id);
-        endSessions(row.user_id);
-        return row.user_id;
-      });
-    },
+    useResetCode: async (digest, now, hash) => transaction(db, () => {
+      const row = q.useReset.get(digest, now) as { user_id: string } | undefined;
+      if (!row) return undefined;
+      q.setHash.run(hash, row.user_id);
+      endSessions(row.user_id);
+      return row.user_id;
+    }),
     async updateLoginFailures(keys, forgetBefore, update) {
       // IMMEDIATE: the read and the write are one step for every process sharing the file.
       transaction(db, () => {
