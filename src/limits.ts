@@ -26,6 +26,8 @@ export const FREE_LOGIN_FAILURES = 5;
 export const NAME_FAILURE_CEILING = 50;
 /** How often a name held back by others' failures still has a password checked: a player retrying gets in within a retry or two. */
 export const THROTTLED_CHECK_MS = 2500;
+/** The longest wait between two such checks: each failed one doubles the wait, so replayed guesses get about one a minute. */
+export const MAX_THROTTLED_CHECK_MS = 60 * 1000;
 /** Passwords refused under throttle that are remembered (as keyed digests) to be checked on a retry; the oldest are forgotten first. */
 export const MAX_REMEMBERED_RETRIES = 10_000;
 /** The wait after the 5th failure; it doubles with every further one. */

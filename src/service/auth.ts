@@ -22,6 +22,7 @@ export interface AuthResult extends TextureFields {
 /** One message for an unknown login and a wrong password, so a caller cannot tell which logins exist. */
 export const BAD_CREDENTIALS = 'Wrong login or password';
 
+const callerGone = (): ServiceError => new ServiceError('busy', 'The caller left before its login was checked');
 const locked = (reason: string | null): ServiceError => new ServiceError('forbidden', `This account is locked${reason ? `: ${reason}` : ''}`);
 
 let dummy: Promise<string> | undefined;
@@ -72,10 +73,11 @@ export interface LoginOptions {
  * time nor the answer tells it from a wrong password (until a first check, the dummy is checked).
  */
 async function checkInTurn(ctx: Context, name: string, password: string, stored: string | undefined, { address }: LoginClient, callerLeft?: AbortSignal): Promise<boolean> {
-  const turn = ctx.pool.turn(name.toLowerCase());
-  if (!turn) throw busy();
-  const over = await turn;
+  // No turn when NAME_QUEUE logins of the name wait already: busy.
+  const over = await (ctx.pool.turn(name.toLowerCase()) ?? Promise.reject(busy()));
   try {
+    // Asked here for known and unknown names alike, or the answer would tell them apart.
+    if (callerLeft?.aborted) throw callerGone();
     const typical = stored === undefined ? ctx.pool.recentCheckMs() : undefined;
     if (typical !== undefined) {
       const refused = ctx.pool.refusal(address);
@@ -87,7 +89,7 @@ async function checkInTurn(ctx: Context, name: string, password: string, stored:
     if (typeof slot === 'string') throw noPlace(slot);
     try {
       if (!(await slot.ready)) throw noPlace('share');
-      if (callerLeft?.aborted) throw new ServiceError('busy', 'The caller left before its login was checked');
+      if (callerLeft?.aborted) throw callerGone();
       return await checkPassword(ctx, password, stored ?? (await dummyHash()));
     } finally {
       slot.release();

@@ -11,6 +11,7 @@ import {
   FORGET_FAILURES_AFTER_MS,
   FREE_LOGIN_FAILURES,
   MAX_REMEMBERED_RETRIES,
+  MAX_THROTTLED_CHECK_MS,
   NAME_FAILURE_CEILING,
   THROTTLE_BASE_MS,
   THROTTLE_MAX_MS,
@@ -41,6 +42,16 @@ export function throttledUntil({ failures, lastAt }: LoginFailures, free = FREE_
   return lastAt + Math.min(THROTTLE_BASE_MS * 2 ** (failures - free), THROTTLE_MAX_MS);
 }
 
+/**
+ * How long a name held back by others waits between two checks: THROTTLED_CHECK_MS, doubling with
+ * every failure past the point where it was held back, at most MAX_THROTTLED_CHECK_MS, so a
+ * guesser who sends each guess twice (once to be refused, once to be checked) is slowed down too.
+ */
+function checkInterval(all: LoginFailures, mine: LoginFailures, client: LoginClient): number {
+  const past = Math.max(all.failures - NAME_FAILURE_CEILING, client.shared ? mine.failures - FREE_LOGIN_FAILURES : 0, 0);
+  return Math.min(THROTTLED_CHECK_MS * 2 ** past, MAX_THROTTLED_CHECK_MS);
+}
+
 /** The store's keys of a login's counts: the name's, and the name's from this client. */
 const keysOf = (name: string, client: LoginClient): string[] => [name.toLowerCase(), `${name.toLowerCase()} ${client.id}`];
 
@@ -61,7 +72,7 @@ export async function admitLoginAttempt(ctx: Context, name: string, password: st
     const own = client.shared ? 0 : throttledUntil(mine);
     const byOthers = Math.max(throttledUntil(all, NAME_FAILURE_CEILING), client.shared ? throttledUntil(mine) : 0);
     if (own > now) wait = own - now;
-    else if (byOthers > now && (!refusedRetries.has(retry) || all.lastAt > now - THROTTLED_CHECK_MS)) wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
+    else if (byOthers > now && (!refusedRetries.has(retry) || all.lastAt > now - checkInterval(all, mine, client))) wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
     else return [{ failures: all.failures + 1, lastAt: now }, { failures: mine.failures + 1, lastAt: now }];
     return [undefined, undefined];
   });

@@ -76,14 +76,15 @@ test("a guesser slows down only itself: after 12 guesses from one address, the p
   await assert.rejects(service.login('alice', 'guess-12', guesser), { kind: 'throttled' }, "the player's success does not free the guesser");
 });
 
-test('past the ceiling of 50 failures from all clients the name waits for everyone; a password refused once is checked on a retry 2.5 s on', async () => {
+test('past the ceiling of 50 failures from all clients the name waits for everyone; a password refused once is checked on a retry within a minute', async () => {
   const { checks, service, addPlayer, advance } = setup();
   await addPlayer('Alice');
   for (let c = 0; c < 10; c++) {
     for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `guess-${c}-${i}`, { from: direct(`10.0.1.${c}`) }), { kind: 'unauthorized' });
   }
-  // Three more, each after the name's wait: the next wait is 8 s, longer than THROTTLED_CHECK_MS.
-  for (const wait of [1000, 2000, 4000]) {
+  // Seven more, each after the name's wait: the next wait is 128 s, longer than the longest
+  // between two checks of a name held back (MAX_THROTTLED_CHECK_MS, a minute).
+  for (const wait of [1000, 2000, 4000, 8000, 16_000, 32_000, 64_000]) {
     advance(wait);
     await assert.rejects(service.login('alice', `guess-after-${wait}`, { from: direct('10.0.1.99') }), { kind: 'unauthorized' });
   }
@@ -91,7 +92,7 @@ test('past the ceiling of 50 failures from all clients the name waits for everyo
   const checked = checks.count;
   await assert.rejects(service.login('alice', 'right-password', player), { kind: 'throttled', retryAfter: 3 }, 'held back by others: try again in a moment');
   await assert.rejects(service.login('alice', 'guess-new', { from: direct('10.0.2.1') }), { kind: 'throttled' });
-  advance(2500);
+  advance(60_000);
   await assert.rejects(service.login('alice', 'guess-newer', { from: direct('10.0.2.1') }), { kind: 'throttled' }, 'a password never refused before is not the one checked');
   assert.equal(checks.count, checked);
   assert.equal((await service.login('alice', 'right-password', player)).username, 'Alice', 'the retry of a refused password is checked');
@@ -246,4 +247,33 @@ test('a login whose caller left while it waited is dropped without a check, and 
   // 4 real failures only (5 are free): a 5th wrong password is checked, and only then the 6th throttled.
   await assert.rejects(service.login('bob', 'wrong'), { kind: 'unauthorized' });
   await assert.rejects(service.login('bob', 'wrong'), { kind: 'throttled' });
+});
+
+test('a guesser who sends each guess twice (refused, then retried) gets checks ever further apart, at most one a minute', async () => {
+  const { checks, service, addPlayer, advance } = setup();
+  await addPlayer('Alice');
+  const relayed = { from: RELAY };
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `guess-${i}`, relayed), { kind: 'unauthorized' });
+  const checked = checks.count;
+  // Ten minutes of replays, every half second: each new guess is refused once and then retried.
+  for (let t = 0, guess = 0; t < 10 * 60 * 1000; t += 500) {
+    const answer = await service.login('alice', `replayed-${guess}`, relayed).catch((err) => err.kind);
+    if (answer === 'unauthorized') guess++;
+    advance(500);
+  }
+  const got = checks.count - checked;
+  // 2.5, 5, 10, 20, 40 s, then a minute each: about 13 in ten minutes, not the 240 of a fixed 2.5 s.
+  assert.ok(got >= 5 && got <= 15, `${got} replayed guesses checked in ten minutes`);
+});
+
+test('an unknown name whose caller has left is dropped and uncounted as a known one is, so neither tells them apart', async () => {
+  const { service, addPlayer } = setup();
+  await addPlayer('Alice');
+  await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' }); // a check timed: unknown names now wait, not hash
+  const left = new AbortController();
+  left.abort();
+  for (const name of ['alice', 'nobody']) {
+    for (let i = 0; i < 6; i++) await assert.rejects(service.login(name, 'x', { callerLeft: left.signal }), { kind: 'busy', message: 'The caller left before its login was checked' }, name);
+  }
+  await assert.rejects(service.login('nobody', 'x'), { kind: 'unauthorized' }, 'none of the six counted');
 });
