@@ -38,6 +38,8 @@ export interface Context {
   options: ServiceOptions;
   /** Every password hash runs through it. */
   pool: HashPool;
+  /** Keyed digests of passwords (with their name) refused under throttle, newest last (see throttle.ts). */
+  refusedRetries: Set<string>;
   /** Milliseconds since the epoch; every expiry is decided against stored timestamps with it. */
   now: () => number;
 }

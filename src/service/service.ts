@@ -15,7 +15,7 @@ import { NAME_QUEUE } from '../limits.ts';
 export type Service = ReturnType<typeof createService>;
 
 export function createService(store: Store, options: ServiceOptions, now: () => number = Date.now) {
-  const ctx: Context = { store, options, now, pool: createHashPool(options.hashConcurrency, options.hashQueue, NAME_QUEUE) };
+  const ctx: Context = { store, options, now, pool: createHashPool(options.hashConcurrency, options.hashQueue, NAME_QUEUE), refusedRetries: new Set() };
   return {
     /** Computes the dummy hash ahead, in the pool, so that unknown names have a check's time to wait from the start. */
     warmUp: () => warmUp(ctx),

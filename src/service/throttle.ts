@@ -42,21 +42,10 @@ export function throttledUntil({ failures, lastAt }: LoginFailures, free = FREE_
   return lastAt + Math.min(THROTTLE_BASE_MS * 2 ** (failures - free), THROTTLE_MAX_MS);
 }
 
-/**
- * How long a name held back by others waits between two checks: THROTTLED_CHECK_MS, doubling with
- * every failure past the point where it was held back, at most MAX_THROTTLED_CHECK_MS, so a
- * guesser who sends each guess twice (once to be refused, once to be checked) is slowed down too.
- */
-function checkInterval(all: LoginFailures, mine: LoginFailures, client: LoginClient): number {
-  const past = Math.max(all.failures - NAME_FAILURE_CEILING, client.shared ? mine.failures - FREE_LOGIN_FAILURES : 0, 0);
-  return Math.min(THROTTLED_CHECK_MS * 2 ** past, MAX_THROTTLED_CHECK_MS);
-}
+/** The store's keys of a login's counts: the name's, the name's from this client, and the checks of the name held back by others. */
+const keysOf = (name: string, client: LoginClient): string[] => [name, `${name} ${client.id}`, `${name} !`].map((key) => key.toLowerCase());
 
-/** The store's keys of a login's counts: the name's, and the name's from this client. */
-const keysOf = (name: string, client: LoginClient): string[] => [name.toLowerCase(), `${name.toLowerCase()} ${client.id}`];
-
-/** Keyed digests of passwords refused under throttle (with their name), newest last; the key never leaves this process. */
-const refusedRetries = new Set<string>();
+/** The key of the digests in Context.refusedRetries; it never leaves this process. */
 const retryKey = randomBytes(32);
 
 /**
@@ -67,14 +56,17 @@ const retryKey = randomBytes(32);
 export async function admitLoginAttempt(ctx: Context, name: string, password: string, client: LoginClient): Promise<void> {
   const now = ctx.now();
   const retry = createHmac('sha256', retryKey).update(`${name.toLowerCase()}\n${password}`).digest('base64');
+  const { refusedRetries } = ctx;
   let wait = 0;
-  await ctx.store.updateLoginFailures(keysOf(name, client), now - FORGET_FAILURES_AFTER_MS, ([all, mine]) => {
+  await ctx.store.updateLoginFailures(keysOf(name, client), now - FORGET_FAILURES_AFTER_MS, ([all, mine, checks]) => {
     const own = client.shared ? 0 : throttledUntil(mine);
     const byOthers = Math.max(throttledUntil(all, NAME_FAILURE_CEILING), client.shared ? throttledUntil(mine) : 0);
+    // Each check of a held-back name since its last success doubles the interval: replayed guesses gain little.
+    const interval = Math.min(THROTTLED_CHECK_MS * 2 ** checks.failures, MAX_THROTTLED_CHECK_MS);
     if (own > now) wait = own - now;
-    else if (byOthers > now && (!refusedRetries.has(retry) || all.lastAt > now - checkInterval(all, mine, client))) wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
-    else return [{ failures: all.failures + 1, lastAt: now }, { failures: mine.failures + 1, lastAt: now }];
-    return [undefined, undefined];
+    else if (byOthers > now && (!refusedRetries.has(retry) || checks.lastAt > now - interval)) wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
+    else return [all, mine, byOthers > now ? checks : undefined].map((f) => f && { failures: f.failures + 1, lastAt: now });
+    return [undefined, undefined, undefined];
   });
   if (wait === 0) return;
   refusedRetries.delete(retry);
@@ -84,15 +76,15 @@ export async function admitLoginAttempt(ctx: Context, name: string, password: st
   throw new ServiceError('throttled', `Too many failed logins for this name; try again in ${seconds} s`, seconds, 'throttle');
 }
 
-/** Takes back a counted attempt that was never checked, so it reveals nothing and counts for nothing. */
+/** Takes back a counted attempt that was never checked, so it reveals nothing and counts for nothing (a held-back name's checks stay counted). */
 export async function uncountLoginAttempt(ctx: Context, name: string, client: LoginClient): Promise<void> {
   const less = (f: LoginFailures): LoginFailures => ({ ...f, failures: Math.max(0, f.failures - 1) });
-  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map(less));
+  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map((f, i) => (i < 2 ? less(f) : undefined)));
 }
 
 const NO_FAILURES: LoginFailures = { failures: 0, lastAt: 0 };
 
-/** Forgets the failures of the name and of this client (the password was right); other clients' stay. */
+/** Forgets the failures of the name, of this client and the name's checks (the password was right); other clients' stay. */
 export async function clearLoginFailures(ctx: Context, name: string, client: LoginClient): Promise<void> {
-  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, () => [NO_FAILURES, NO_FAILURES]);
+  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map(() => NO_FAILURES));
 }
