@@ -49,9 +49,11 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
   const turns = new Map<string, { count: number; last: Promise<void> }>();
   const recent: number[] = [];
   const holds = (holder: string | undefined): number => (holder === undefined ? 0 : (held.get(holder) ?? 0));
+  /** Places of relays, which count as one caller when a freed slot is served. */
+  let relayed = 0;
   const hold = (holder: string | undefined, n: number): void => {
-    if (holder === undefined) return;
-    if (holds(holder) + n === 0) held.delete(holder);
+    if (holder === undefined) relayed += n;
+    else if (holds(holder) + n === 0) held.delete(holder);
     else held.set(holder, holds(holder) + n);
   };
   /** The newest waiting place of the direct caller holding the most, when that is at least two more than `holder` holds. */
@@ -65,10 +67,11 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
     if (!full() || loser(holder)) return undefined;
     return holds(holder) > 0 ? 'share' : 'busy';
   };
-  /** The first waiting place of the caller holding the fewest: a flooding address does not make others wait behind its queue. */
+  /** The first waiting place of the caller holding the fewest (all relays as one): a flood does not make others wait behind its queue. */
   const next = (): Place => {
+    const weight = (place: Place): number => (place.holder === undefined ? relayed : holds(place.holder));
     let at = 0;
-    for (let i = 1; i < queue.length; i++) if (holds(queue[i]!.holder) < holds(queue[at]!.holder)) at = i;
+    for (let i = 1; i < queue.length; i++) if (weight(queue[i]!) < weight(queue[at]!)) at = i;
     return queue.splice(at, 1)[0]!;
   };
   const run = (place: Place): void => {
@@ -77,13 +80,14 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
   };
   const leave = (place: Place): void => {
     const at = queue.indexOf(place);
+    const ran = at === -1 && running.delete(place);
+    if (at === -1 && !ran) return; // released before
     if (at !== -1) queue.splice(at, 1);
-    else if (running.delete(place)) {
-      recent.push(performance.now() - place.since);
-      if (recent.length > RECENT_CHECKS) recent.shift();
-      if (queue.length > 0) run(next());
-    } else return; // released before
     hold(place.holder, -1);
+    if (!ran) return;
+    recent.push(performance.now() - place.since);
+    if (recent.length > RECENT_CHECKS) recent.shift();
+    if (queue.length > 0) run(next());
   };
 
   return {

@@ -162,9 +162,10 @@ export function createMemoryStore(): Store {
       const counts = keys.map((key) => failures.get(key)).map((row) => (row && row.lastAt >= forgetBefore ? { ...row } : { failures: 0, lastAt: 0 }));
       update(counts).forEach((count, i) => {
         if (!count) return;
-        // Set anew, so the map stays in order of the last failure and the sweep stops at the first live one.
-        failures.delete(keys[i]!);
-        failures.set(keys[i]!, { ...count });
+        // A new failure goes to the end, so the map stays in order of the last failure and the sweep
+        // stops at the first live one; a count taken back keeps its place, a cleared one goes.
+        if (count.lastAt > (failures.get(keys[i]!)?.lastAt ?? 0) || count.lastAt < forgetBefore) failures.delete(keys[i]!);
+        if (count.lastAt >= forgetBefore) failures.set(keys[i]!, { ...count });
       });
       for (const [key, f] of failures) {
         if (f.lastAt >= forgetBefore) break;

@@ -116,3 +116,16 @@ test('a freed slot goes to the waiting caller holding the fewest places, not to 
   for (const s of [...flood, player]) s.release();
   assert.deepEqual([pool.running, pool.waiting], [0, 0]);
 });
+
+test("relays count as one caller when a freed slot is served: a relay's flood does not keep a direct caller waiting", async () => {
+  const pool = createHashPool(1, 10);
+  const relayed = [slot(pool.reserve()), slot(pool.reserve()), slot(pool.reserve()), slot(pool.reserve())];
+  const direct = slot(pool.reserve('10.0.0.2'));
+  let directStarted = false;
+  void direct.ready.then(() => (directStarted = true));
+  relayed[0]!.release();
+  await Promise.resolve();
+  assert.equal(directStarted, true, 'the direct caller, holding one place, goes before the relays holding three');
+  for (const s of [...relayed, direct]) s.release();
+  assert.deepEqual([pool.running, pool.waiting], [0, 0]);
+});
