@@ -23,17 +23,20 @@ export interface NewUser {
   invite?: string;
 }
 
-/** Hashes in a slot of the hash pool, like a login (for `address`, a direct caller's): refused at once when there is no place. */
-export async function hashInPool(ctx: Context, password: string, address?: string): Promise<string> {
+/** Runs `work` in a slot of the hash pool (for `address`, a direct caller's): refused at once when there is no place. */
+export async function inPool<T>(ctx: Context, address: string | undefined, work: () => Promise<T>): Promise<T> {
   const slot = ctx.pool.reserve(address);
   if (typeof slot === 'string') throw noPlace(slot);
   try {
     if (!(await slot.ready)) throw noPlace('share');
-    return await hashPassword(password);
+    return await work();
   } finally {
     slot.release();
   }
 }
+
+/** Hashes in a slot of the hash pool, like a login. */
+export const hashInPool = (ctx: Context, password: string, address?: string): Promise<string> => inPool(ctx, address, () => hashPassword(password));
 
 /** A player by name (any case) or by UUID (dashed or not). */
 export async function findUser(ctx: Context, name: string): Promise<User> {

@@ -6,7 +6,7 @@ import { hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts
 import { digestToken, issueToken } from '../crypto/token.ts';
 import { MAX_TOKEN_CHARS, MAX_TOKENS_PER_USER } from '../limits.ts';
 import type { User } from '../store/store.ts';
-import { addUser, hashInPool, reread, type NewUser } from './accounts.ts';
+import { addUser, hashInPool, inPool, reread, type NewUser } from './accounts.ts';
 import { requireNewPassword, requirePasswordSize, requirePlayerName } from './checks.ts';
 import type { Context } from './context.ts';
 import { busy, noPlace, ServiceError } from './errors.ts';
@@ -38,10 +38,7 @@ export function dummyHash(): Promise<string> {
 
 /** Computes the dummy hash in a slot of the pool, which times it as it times a check. */
 export async function warmUp(ctx: Context): Promise<void> {
-  const slot = ctx.pool.reserve();
-  if (typeof slot === 'string') return;
-  await slot.ready;
-  await dummyHash().finally(slot.release);
+  await inPool(ctx, undefined, dummyHash);
 }
 
 /**
@@ -85,15 +82,10 @@ async function checkInTurn(ctx: Context, name: string, password: string, stored:
       await sleep(typical);
       return false;
     }
-    const slot = ctx.pool.reserve(address);
-    if (typeof slot === 'string') throw noPlace(slot);
-    try {
-      if (!(await slot.ready)) throw noPlace('share');
+    return await inPool(ctx, address, async () => {
       if (callerLeft?.aborted) throw callerGone();
-      return await checkPassword(ctx, password, stored ?? (await dummyHash()));
-    } finally {
-      slot.release();
-    }
+      return checkPassword(ctx, password, stored ?? (await dummyHash()));
+    });
   } finally {
     over();
   }
