@@ -3,6 +3,7 @@ import type { CreateResult, Invite, Store, TextureChange, User } from './store.t
 
 export function createMemoryStore(): Store {
   const users = new Map<string, User>(); // by id
+  const idByName = new Map<string, string>(); // lower-case name -> id
   const tokens = new Map<string, { userId: string; expiresAt: number }>(); // by digest, in the order stored
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
   const failures = new Map<string, { failures: number; lastAt: number }>(); // by the service's keys, in order of the last failure
@@ -18,20 +19,23 @@ export function createMemoryStore(): Store {
   const copy = (u: User | undefined): User | undefined => (u ? { ...u } : undefined);
   // A Player is fields of a User: the whole copy serves as one.
   const findUserById = async (id: string): Promise<User | undefined> => copy(users.get(id));
-  // A scan, not an index by name: one map less to keep in step, and this store holds few players.
-  const byName = (name: string): User | undefined => [...users.values()].find((u) => u.name.toLowerCase() === name.toLowerCase());
+  const byName = (name: string): User | undefined => {
+    const id = idByName.get(name.toLowerCase());
+    return id === undefined ? undefined : users.get(id);
+  };
   const endSessions = (id: string, keep?: string): void => {
     for (const [digest, t] of tokens) if (t.userId === id && digest !== keep) tokens.delete(digest);
     joins.delete(id);
   };
   /** A new player, unless the name (any case) or the id is taken. Hosted textures are set afterwards. */
   const insertUser = (user: User, invite?: { digest: string; now: number }): CreateResult => {
-    if (byName(user.name)) return 'name_taken';
+    if (idByName.has(user.name.toLowerCase())) return 'name_taken';
     const used = invite && invites.get(invite.digest);
     if (invite && !(used && used.usesLeft > 0 && used.expiresAt > invite.now)) return 'invite_invalid';
     if (users.has(user.id)) return 'id_taken';
     if (used) used.usesLeft--;
     users.set(user.id, { ...user, skinHash: null, capeHash: null, lastLoginAt: null, lockedAt: null, lockReason: null });
+    idByName.set(user.name.toLowerCase(), user.id);
     return 'created';
   };
 
@@ -53,14 +57,16 @@ export function createMemoryStore(): Store {
     async createUsers(list, commit) {
       const results = list.map((user) => insertUser(user));
       if (commit === 'always' || (commit === 'unless-taken' && results.every((r) => r === 'created'))) return results;
-      results.forEach((r, i) => r === 'created' && users.delete(list[i]!.id));
+      results.forEach((r, i) => r === 'created' && (users.delete(list[i]!.id), idByName.delete(list[i]!.name.toLowerCase())));
       return results;
     },
     async renameUser(id, name) {
       const u = users.get(id);
-      const holder = byName(name);
-      if (holder && holder.id !== id) return 'name_taken';
+      const holder = idByName.get(name.toLowerCase());
+      if (holder !== undefined && holder !== id) return 'name_taken';
       if (!u) return 'not_found';
+      idByName.delete(u.name.toLowerCase());
+      idByName.set(name.toLowerCase(), id);
       u.name = name;
       return 'renamed';
     },
@@ -100,6 +106,7 @@ export function createMemoryStore(): Store {
       if (!u) return false;
       users.delete(id);
       dropUnworn([u.skinHash, u.capeHash]);
+      idByName.delete(u.name.toLowerCase());
       resets.delete(id);
       endSessions(id);
       return true;
