@@ -304,6 +304,21 @@ describe('connections', () => {
     }
   });
 
+  test('--workers 2 --address-login-limit 10: the budget holds for the workers together (each counts half)', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
+    const s = await startServer(['--db', pathJoin(tmp.dir, 'workers-budget.db'), '--workers', '2', '--address-login-limit', '10']);
+    try {
+      // 30 logins of names no one has (no hash, no throttle), each on a connection of its own, so node:cluster deals them to both workers.
+      const answers: Answer[] = [];
+      for (let i = 0; i < 30; i++) answers.push(await call(s.port, '/auth', { from: '127.0.1.97', body: { login: `Nobody_${i}`, password: 'x' } }));
+      const counted = answers.filter((a) => a.status === 401).length;
+      assert.equal(counted + answers.filter((a) => a.status === 429).length, 30, answers.map((a) => a.status).join(' '));
+      // Each worker lets 5 through: 10 in all, where counting the whole budget each would let up to 20.
+      assert.ok(counted >= 5 && counted <= 10, `${counted} of 30 logins let through`);
+    } finally {
+      await s.stop();
+    }
+  });
+
   test('--workers 2 --max-connections-per-address 10: the cap holds for the workers together (each holds half)', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
     const s = await startServer(['--db', pathJoin(tmp.dir, 'workers.db'), '--workers', '2', '--max-connections-per-address', '10']);
     try {
