@@ -101,7 +101,7 @@ function wordpressHash(password: string): string {
   return stored;
 }
 
-/** One hash of IMPORTED_PASSWORD a format, at the cost the named system uses by default. */
+/** One hash of IMPORTED_PASSWORD a format, at the cost the named system uses by default, and the slowest formats at the caps. */
 function foreignHashes(): [string, string][] {
   const b64 = (b: Buffer): string => b.toString('base64').replace(/=+$/, '');
   const sha = (t: string): string => createHash('sha256').update(t).digest('hex');
@@ -112,11 +112,15 @@ function foreignHashes(): [string, string][] {
     ['phpass $P$B, 2^13 rounds (WordPress)', wordpressHash(IMPORTED_PASSWORD)],
     ["AuthMe's $SHA$", `$SHA$0123456789abcdef$${sha(sha(IMPORTED_PASSWORD) + '0123456789abcdef')}`],
     ['PBKDF2-SHA256, 600,000 rounds (Django 4.2)', `pbkdf2_sha256$600000$benchsalt$${pbkdf2Sync(IMPORTED_PASSWORD, 'benchsalt', 600000, 32, 'sha256').toString('base64')}`],
+    ['bcrypt, cost 13 (the cap)', hashBcrypt(Buffer.from(IMPORTED_PASSWORD), 13, salt)],
+    ['PBKDF2-SHA256, 2,000,000 rounds (the cap)', `pbkdf2_sha256$2000000$benchsalt$${pbkdf2Sync(IMPORTED_PASSWORD, 'benchsalt', 2000000, 32, 'sha256').toString('base64')}`],
     ["drasl's scrypt (N=2^15, r=8, p=1)", `drasl-scrypt$${salt.toString('base64')}$${scryptSync(IMPORTED_PASSWORD, salt, 32, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('base64')}`],
   ];
   if (runtime === 'node' && argon2Sync) {
     const tag = argon2Sync('argon2id', { message: IMPORTED_PASSWORD, nonce: salt, parallelism: 1, tagLength: 32, memory: 65536, passes: 4 });
     rows.push(['argon2id, m=64 MiB, t=4, p=1 (PHP)', `$argon2id$v=19$m=65536,t=4,p=1$${b64(salt)}$${b64(tag)}`]);
+    const capped = argon2Sync('argon2id', { message: IMPORTED_PASSWORD, nonce: salt, parallelism: 1, tagLength: 32, memory: 262144, passes: 2 });
+    rows.push(['argon2id, m=256 MiB, t=2, p=1 (the cap)', `$argon2id$v=19$m=262144,t=2,p=1$${b64(salt)}$${b64(capped)}`]);
   }
   return rows;
 }

@@ -37,6 +37,12 @@ export const THROTTLE_MAX_MS = 15 * 60 * 1000;
 /** A name with no failure for this long starts from zero again; its row is dropped. */
 export const FORGET_FAILURES_AFTER_MS = 60 * 60 * 1000;
 
+/**
+ * No failed login (a wrong password, an unknown name) is answered sooner than this after its check
+ * began: about the longest an imported hash may take here under its cost caps, so the time tells
+ * no name from another, native, imported or unknown. It costs no CPU, and a right password none.
+ */
+export const FAILED_LOGIN_FLOOR_MS = 1000;
 /** Password hashes computed at once: libuv's default thread pool has 4 threads. */
 export const DEFAULT_HASH_CONCURRENCY = 4;
 /** Logins that may wait for a hash slot; more get 503 at once. At 16 MiB a hash, memory stays bounded. */

@@ -100,8 +100,7 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
         leave(lost);
         lost.start(false);
       }
-      let start!: (ok: boolean) => void;
-      const ready = new Promise<boolean>((resolve) => (start = resolve));
+      const { promise: ready, resolve: start } = Promise.withResolvers<boolean>();
       const place: Place = { holder, start, since: performance.now() };
       hold(holder, 1);
       if (running.size < concurrency) run(place);
@@ -112,8 +111,8 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
       const line = turns.get(name) ?? { count: 0, last: Promise.resolve() };
       if (line.count > nameQueue) return undefined;
       const before = line.last;
-      let over!: () => void;
-      line.last = new Promise<void>((resolve) => (over = resolve));
+      const { promise, resolve: over } = Promise.withResolvers<void>();
+      line.last = promise;
       line.count++;
       turns.set(name, line);
       return before.then(() => () => {

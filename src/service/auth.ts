@@ -40,16 +40,12 @@ export function dummyHash(): Promise<string> {
 export const warmUp = (ctx: Context): Promise<string> => inPool(ctx, undefined, dummyHash);
 
 /**
- * Checks a password against a stored hash: scrypt, or an imported player's foreign hash. A wrong
- * password against a foreign hash costs a scrypt too (of the dummy), as a right one costs its
- * rehash, so the time of an answer does not tell right from wrong.
+ * Checks a password against a stored hash: scrypt, or an imported player's foreign hash (a wrong
+ * one is then answered at the failed-login floor like any other, so the format does not show).
  */
 async function checkPassword(ctx: Context, password: string, stored: string): Promise<boolean> {
   const foreign = ctx.options.foreignHashes;
-  if (stored.startsWith('scrypt$') || !foreign) return verifyPassword(password, stored);
-  if (await foreign.verify(password, stored)) return true;
-  await verifyPassword(password, await dummyHash());
-  return false;
+  return stored.startsWith('scrypt$') || !foreign ? verifyPassword(password, stored) : foreign.verify(password, stored);
 }
 
 export interface LoginOptions {
@@ -92,6 +88,7 @@ async function checkInTurn(ctx: Context, name: string, password: string, stored:
 /** A login attempt of `name` through the throttle: the player `find` gives, when `password` is theirs. */
 async function attempt(ctx: Context, name: string, password: string, from: LoginClient, find: () => Promise<User | undefined>, callerLeft?: AbortSignal): Promise<User | undefined> {
   await admitLoginAttempt(ctx, name, password, from);
+  const began = performance.now();
   let user: User | undefined;
   let matches: boolean;
   try {
@@ -103,7 +100,11 @@ async function attempt(ctx: Context, name: string, password: string, from: Login
     await uncountLoginAttempt(ctx, name, from);
     throw err;
   }
-  if (!matches) return undefined;
+  // Held until the floor, off the pool and the name's turn: no hash format answers sooner than another.
+  if (!matches) {
+    await sleep(ctx.options.failedLoginFloorMs - (performance.now() - began));
+    return undefined;
+  }
   await clearLoginFailures(ctx, name, from);
   return user;
 }
@@ -119,10 +120,8 @@ export async function login(ctx: Context, name: string, password: string, { fiel
   if (user.lockedAt !== null) throw locked(user.lockReason);
 
   const session = await startSession(ctx, user);
-  if (needsRehash(user.passwordHash)) {
-    // Only while the hash is still the one checked: a password changed meanwhile stays.
-    await ctx.store.setPasswordHash(user.id, await hashPassword(password), false, undefined, user.passwordHash);
-  }
+  // Only while the hash is still the one checked: a password changed meanwhile stays.
+  if (needsRehash(user.passwordHash)) await ctx.store.setPasswordHash(user.id, await hashPassword(password), false, undefined, user.passwordHash);
   return session;
 }
 

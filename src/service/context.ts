@@ -19,6 +19,8 @@ export interface ServiceOptions {
   variant: Variant;
   hashConcurrency: number;
   hashQueue: number;
+  /** How soon a failed login may be answered at the earliest (FAILED_LOGIN_FLOOR_MS; 0 in tests that count, not time). */
+  failedLoginFloorMs: number;
   /** The public address of hosted textures, up to the hash: {--public-url}{base}/textures/; none without --public-url. */
   hostedBase: string | undefined;
   joinTtlSeconds: number;

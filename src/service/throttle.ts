@@ -56,7 +56,6 @@ const retryKey = randomBytes(32);
 export async function admitLoginAttempt(ctx: Context, name: string, password: string, client: LoginClient): Promise<void> {
   const now = ctx.now();
   const retry = createHmac('sha256', retryKey).update(`${name.toLowerCase()}\n${password}`).digest('base64');
-  const { refusedRetries } = ctx;
   let wait = 0;
   await ctx.store.updateLoginFailures(keysOf(name, client), now - FORGET_FAILURES_AFTER_MS, ([all, mine, checks]) => {
     const own = client.shared ? 0 : throttledUntil(mine);
@@ -64,14 +63,14 @@ export async function admitLoginAttempt(ctx: Context, name: string, password: st
     // Each check of a held-back name since its last success doubles the interval: replayed guesses gain little.
     const interval = Math.min(THROTTLED_CHECK_MS * 2 ** checks.failures, MAX_THROTTLED_CHECK_MS);
     if (own > now) wait = own - now;
-    else if (byOthers > now && (!refusedRetries.has(retry) || checks.lastAt > now - interval)) wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
+    else if (byOthers > now && (!ctx.refusedRetries.has(retry) || checks.lastAt > now - interval)) wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
     else return [all, mine, byOthers > now ? checks : undefined].map((f) => f && { failures: f.failures + 1, lastAt: now });
     return [undefined, undefined, undefined];
   });
   if (wait === 0) return;
-  refusedRetries.delete(retry);
-  refusedRetries.add(retry);
-  if (refusedRetries.size > MAX_REMEMBERED_RETRIES) refusedRetries.delete(refusedRetries.values().next().value!);
+  ctx.refusedRetries.delete(retry);
+  ctx.refusedRetries.add(retry);
+  if (ctx.refusedRetries.size > MAX_REMEMBERED_RETRIES) ctx.refusedRetries.delete(ctx.refusedRetries.values().next().value!);
   const seconds = Math.ceil(wait / 1000);
   throw new ServiceError('throttled', `Too many failed logins for this name; try again in ${seconds} s`, seconds, 'throttle');
 }
@@ -82,9 +81,7 @@ export async function uncountLoginAttempt(ctx: Context, name: string, client: Lo
   await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map((f, i) => (i < 2 ? less(f) : undefined)));
 }
 
-const NO_FAILURES: LoginFailures = { failures: 0, lastAt: 0 };
-
 /** Forgets the failures of the name, of this client and the name's checks (the password was right); other clients' stay. */
 export async function clearLoginFailures(ctx: Context, name: string, client: LoginClient): Promise<void> {
-  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map(() => NO_FAILURES));
+  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map(() => ({ failures: 0, lastAt: 0 })));
 }

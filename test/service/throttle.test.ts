@@ -24,7 +24,8 @@ function setup(options = {}) {
       return stored === `test$${password}`;
     },
   };
-  const service = createService(createMemoryStore(), { ...defaultServiceOptions(), foreignHashes, ...options }, () => now);
+  // No floor for failed logins: these tests count checks, the floor's own test times it.
+  const service = createService(createMemoryStore(), { ...defaultServiceOptions(), failedLoginFloorMs: 0, foreignHashes, ...options }, () => now);
   const addPlayer = (name: string) => service.addUser({ name, hash: 'right-password' });
   return { checks, service, addPlayer, advance: (ms: number) => (now += ms) };
 }
@@ -276,4 +277,21 @@ test('an unknown name whose caller has left is dropped and uncounted as a known 
     for (let i = 0; i < 6; i++) await assert.rejects(service.login(name, 'x', { callerLeft: left.signal }), { kind: 'busy', message: 'The caller left before its login was checked' }, name);
   }
   await assert.rejects(service.login('nobody', 'x'), { kind: 'unauthorized' }, 'none of the six counted');
+});
+
+test('no failed login is answered before the floor, for a known name as for an unknown one; a right password does not wait for it', async () => {
+  const { service, addPlayer } = setup({ failedLoginFloorMs: 400 });
+  await addPlayer('Alice');
+  const timed = async (login: Promise<unknown>): Promise<number> => {
+    const started = performance.now();
+    await login.catch(() => undefined);
+    return performance.now() - started;
+  };
+  await timed(service.login('alice', 'warm-up')); // a check timed, so the unknown name waits instead of hashing
+  for (const name of ['alice', 'nobody']) {
+    const ms = await timed(service.login(name, 'wrong'));
+    assert.ok(ms >= 395, `${name}: a failure answered after ${ms.toFixed(0)} ms`);
+  }
+  const right = await timed(service.login('alice', 'right-password'));
+  assert.ok(right < 395, `the right password waited ${right.toFixed(0)} ms`);
 });
