@@ -102,7 +102,7 @@ async function attempt(ctx: Context, name: string, password: string, from: Login
   }
   // Held until the floor, off the pool and the name's turn: no hash format answers sooner than another.
   if (!matches) {
-    await sleep(ctx.options.failedLoginFloorMs - (performance.now() - began));
+    await sleep(Math.max(0, ctx.options.failedLoginFloorMs - (performance.now() - began)));
     return undefined;
   }
   await clearLoginFailures(ctx, name, from);
