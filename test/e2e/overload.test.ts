@@ -219,8 +219,9 @@ describe('memory under a flood (default pool settings)', () => {
 
       const count = (s: number): number => answers.filter((r) => r.status === s).length;
       const mib = (b: number): string => `${(b / 1024 / 1024).toFixed(0)} MiB`;
-      t.diagnostic(`RSS: ${mib(baseline)} at rest, ${mib(peak)} at peak (${samples} samples); answers: ${count(401)} × 401, ${count(503)} × 503`);
-      assert.equal(count(401) + count(503), 500, 'every login gets 401 or 503');
+      t.diagnostic(`RSS: ${mib(baseline)} at rest, ${mib(peak)} at peak (${samples} samples); answers: ${count(401)} × 401, ${count(429)} × 429, ${count(503)} × 503`);
+      // 429 too: the floods before this one may have brought a flooded name to its ceiling of failures.
+      assert.equal(count(401) + count(429) + count(503), 500, 'every login gets 401, 429 or 503');
       assert.ok(count(503) > 0, 'a flood of 500 should overflow the default queue of 64');
       assert.ok(peak < LIMIT, `the server used ${mib(peak)} during the flood (limit ${mib(LIMIT)})`);
       for (const r of answers.filter((a) => a.status === 503)) assertBusy(r);
