@@ -104,28 +104,19 @@ test('the time of a recent check is drawn from the last ones, from reservation t
   assert.ok([...drawn].every((ms) => ms !== undefined && ms >= 15), [...drawn].join());
 });
 
-test('a freed slot goes to the waiting caller holding the fewest places, not to the first in line', async () => {
-  const pool = createHashPool(1, 10);
-  const flood = ['10.0.0.1', '10.0.0.1', '10.0.0.1', '10.0.0.1'].map((a) => slot(pool.reserve(a)));
-  const player = slot(pool.reserve('10.0.0.2'));
-  let playerStarted = false;
-  void player.ready.then(() => (playerStarted = true));
-  flood[0]!.release();
-  await Promise.resolve();
-  assert.equal(playerStarted, true, 'the player, holding one place, goes before the flood holding three');
-  for (const s of [...flood, player]) s.release();
-  assert.deepEqual([pool.running, pool.waiting], [0, 0]);
-});
-
-test("relays count as one caller when a freed slot is served: a relay's flood does not keep a direct caller waiting", async () => {
-  const pool = createHashPool(1, 10);
-  const relayed = [slot(pool.reserve()), slot(pool.reserve()), slot(pool.reserve()), slot(pool.reserve())];
-  const direct = slot(pool.reserve('10.0.0.2'));
-  let directStarted = false;
-  void direct.ready.then(() => (directStarted = true));
-  relayed[0]!.release();
-  await Promise.resolve();
-  assert.equal(directStarted, true, 'the direct caller, holding one place, goes before the relays holding three');
-  for (const s of [...relayed, direct]) s.release();
-  assert.deepEqual([pool.running, pool.waiting], [0, 0]);
-});
+// The flood holds four places (one running, three waiting) from one address, or as relays,
+// which count as one caller; the player, holding one, is served next all the same.
+for (const [flooder, who] of [['10.0.0.1', 'a direct address'], [undefined, 'relays']] as const) {
+  test(`a freed slot goes to the waiting caller holding the fewest places, not to the first in line: a flood from ${who}`, async () => {
+    const pool = createHashPool(1, 10);
+    const flood = [1, 2, 3, 4].map(() => slot(pool.reserve(flooder)));
+    const player = slot(pool.reserve('10.0.0.2'));
+    let playerStarted = false;
+    void player.ready.then(() => (playerStarted = true));
+    flood[0]!.release();
+    await Promise.resolve();
+    assert.equal(playerStarted, true, `the player, holding one place, goes before ${who} holding three`);
+    for (const s of [...flood, player]) s.release();
+    assert.deepEqual([pool.running, pool.waiting], [0, 0]);
+  });
+}
