@@ -2,9 +2,9 @@
 // event loop; this pool caps how many run at once and how many wait, so a flood of logins costs
 // bounded memory and is refused at once instead of queueing without end. Fair in two ways: a
 // name is checked once at a time (its other logins wait their turn outside the pool, so a flood
-// for a few names holds a place each and the queue serves names in turn); and among direct
-// callers, a freed slot goes to the one holding the fewest places, and when the pool is full, the
-// one holding the most gives a place up to a newcomer holding fewer.
+// for a few names holds a place each and the queue serves names in turn); and a freed slot goes to
+// the caller holding the fewest places (all relays counted as one), and when the pool is full, the
+// direct caller holding the most gives a place up to a newcomer holding fewer.
 
 /** Why there is no place: the pool is full, or the caller already holds the largest share of it. */
 export type NoPlace = 'busy' | 'share';
