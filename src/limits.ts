@@ -70,6 +70,13 @@ export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
 /** How long a connection over its address's cap may take to send a request (one with the API key is let in); then it is closed, costing no slot. */
 export const OVER_CAP_GRACE_MS = 1000;
 /**
+ * How long a refusal by a per-address rule (the login budget, the connection cap) is held before
+ * it is answered, its connection kept meanwhile. A flood that waits for its answers then gets
+ * one a second on each connection its address may hold, instead of a refusal's worth of CPU as
+ * fast as it can send; a client that heeds Retry-After never notices.
+ */
+export const HELD_REFUSAL_MS = 1000;
+/**
  * How long a connection closed after an error answer is still read (and the input dropped) for
  * the client to close its side; then it is destroyed, so a client that never closes cannot hold
  * it half-open (FIN-WAIT-2).

@@ -15,7 +15,7 @@ import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './store/open.ts';
 import type { Store } from './store/store.ts';
-import { ADDRESS_LOGIN_WINDOW_MS, CLOSE_LINGER_MS, CONNECTIONS_CHECK_INTERVAL_MS, MAX_DRAIN_BYTES, OVER_CAP_GRACE_MS } from './limits.ts';
+import { ADDRESS_LOGIN_WINDOW_MS, CLOSE_LINGER_MS, CONNECTIONS_CHECK_INTERVAL_MS, HELD_REFUSAL_MS, MAX_DRAIN_BYTES, OVER_CAP_GRACE_MS } from './limits.ts';
 import type { Logger } from './ops/log.ts';
 import { createMetrics, metricsArea } from './ops/metrics.ts';
 import { createWindowLimit } from './ops/window-limit.ts';
@@ -295,7 +295,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
         if (caller.relay) count(req.socket);
         else {
           res.setHeader('connection', 'close');
-          throw new HttpError(503, 'Too many connections from this address; try again in a moment', { 'retry-after': '1' }, 'address_connections');
+          throw new HttpError(503, 'Too many connections from this address; try again in a moment', { 'retry-after': '1' }, 'address_connections', HELD_REFUSAL_MS);
         }
       }
       if (!overCap.has(req.socket)) return;

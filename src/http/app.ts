@@ -1,7 +1,7 @@
 // The HTTP face of the service: its routes (the five endpoints, health, and the areas a
 // capability adds), the API key, and how every failure becomes an envelope.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, MAX_RELAYED_BODY_BYTES, NAME_PATTERN } from '../limits.ts';
+import { HELD_REFUSAL_MS, MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, MAX_RELAYED_BODY_BYTES, NAME_PATTERN } from '../limits.ts';
 import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import type { LoginClient } from '../service/throttle.ts';
@@ -69,11 +69,11 @@ export function loginClient(req: IncomingMessage, clientToken?: string): LoginCl
   return clientToken === undefined ? { id: `relay ${address}`, shared: true } : { id: `token ${clientToken}`, shared: false };
 }
 
-/** Counts a login against its address's budget (--address-login-limit), unless a relay's; past it, refuses it (429). */
+/** Counts a login against its address's budget (--address-login-limit), unless a relay's; past it, refuses it (429, held back). */
 export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined): void {
   const caller = callers.get(req);
   const wait = caller && !caller.relay && limit ? limit(caller.address, Date.now()) : 0;
-  if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'address_budget');
+  if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'address_budget', HELD_REFUSAL_MS);
 }
 
 /** The route of a request that matched none. */
@@ -201,7 +201,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   });
   const keyCheck = options.apiKey === '' ? undefined : createKeyCheck(options.apiKey);
 
-  const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown): void => {
+  /** Answers a request that failed; `held`: its answer was held back (HttpError's heldMs) and is due now. */
+  const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown, held = false): void => {
     const expected = err instanceof HttpError || err instanceof ServiceError;
     // The path only: a query string may carry a secret.
     if (!expected) options.logError(`${req.method} ${pathOf(req)}: unexpected error`, err);
@@ -210,6 +211,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     const rule = err instanceof HttpError ? err.refusal : err instanceof ServiceError ? err.rule : undefined;
     if (rule) note(res, { reason: rule });
     if (req.socket.destroyed) return; // the client is gone: no one to answer
+    if (err instanceof HttpError && err.heldMs > 0 && !held) return void setTimeout(fail, err.heldMs, req, res, route, err, true);
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();
     else if (Object.hasOwn(IN_BAND, route)) {

@@ -7,12 +7,12 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
   /** Which per-client rule refused it, for the log's reason and auth_refusals_total. */
   readonly refusal?: string;
+  /** How long the answer is held back (HELD_REFUSAL_MS for a flood's refusals); 0: at once. */
+  readonly heldMs: number;
 
-  constructor(status: number, message: string, headers: Record<string, string> = {}, refusal?: string) {
+  constructor(status: number, message: string, headers: Record<string, string> = {}, refusal?: string, heldMs = 0) {
     super(message);
-    this.status = status;
-    this.headers = headers;
-    this.refusal = refusal;
+    [this.status, this.headers, this.refusal, this.heldMs] = [status, headers, refusal, heldMs];
     this.name = 'HttpError';
   }
 }

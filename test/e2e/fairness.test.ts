@@ -191,13 +191,18 @@ describe('the per-address login budget (default flags: 120 a minute)', () => {
       assert.equal(over.status, 429, JSON.stringify(over.body));
       assert.match(over.body.error, /^Too many logins from this address; try again in \d+ s$/);
       assert.ok(Number(over.headers['retry-after']) > 0);
+      // A refusal is held back a second (HELD_REFUSAL_MS), so that a flood waiting for its answers is slowed.
+      const sent = performance.now();
+      const again = await call(s.port, '/auth', { from: '127.0.1.70', body: bad });
+      assert.equal(again.status, 429);
+      assert.ok(performance.now() - sent >= 950, `answered after ${Math.round(performance.now() - sent)} ms`);
       assert.equal((await call(s.port, '/auth', { from: '127.0.1.71', body: bad })).status, 400, 'another address has its own budget');
       const relay = await pool(Array.from({ length: 130 }, (_, i) => i), 8, () => call(s.port, '/auth', { from: '127.0.0.1', body: bad }));
       assert.deepEqual(relay.filter((a) => a.status !== 400).map((a) => a.status), [], 'this host is a relay');
       const metrics = await call(s.port, '/metrics');
-      assert.equal(sample(metrics.body, 'auth_refusals_total{reason="address_budget"}'), 1);
+      assert.equal(sample(metrics.body, 'auth_refusals_total{reason="address_budget"}'), 2);
       const refused = requestLines(s).filter((l) => l.status === 429);
-      assert.deepEqual(refused.map((l) => [l.path, l.reason, l.client]), [['/auth', 'address_budget', '127.0.1.70']]);
+      assert.deepEqual(refused.map((l) => [l.path, l.reason, l.client]), Array(2).fill(['/auth', 'address_budget', '127.0.1.70']));
     } finally {
       await s.stop();
     }
@@ -274,10 +279,13 @@ describe('connections', () => {
     try {
       const from = '127.0.1.90';
       const held = [await connect(s.port, from), await connect(s.port, from)];
+      // Answered after a second (HELD_REFUSAL_MS), then closed.
       const refused = async (req: string): Promise<string> => {
         const c = await connect(s.port, from);
+        const sent = performance.now();
         c.socket.write(req);
         assert.ok(await waitUntil(() => c.isClosed(), 8000), `not closed: ${JSON.stringify(c.text())}`);
+        assert.ok(performance.now() - sent >= 950, `answered after ${Math.round(performance.now() - sent)} ms`);
         return c.text();
       };
       const health = await refused('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -308,9 +316,9 @@ describe('connections', () => {
   test('--workers 2 --address-login-limit 10: the budget holds for the workers together (each counts half)', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
     const s = await startServer(['--db', pathJoin(tmp.dir, 'workers-budget.db'), '--workers', '2', '--address-login-limit', '10']);
     try {
-      // 30 logins of names no one has (no hash, no throttle), each on a connection of its own, so node:cluster deals them to both workers.
-      const answers: Answer[] = [];
-      for (let i = 0; i < 30; i++) answers.push(await call(s.port, '/auth', { from: '127.0.1.97', body: { login: `Nobody_${i}`, password: 'x' } }));
+      // 30 logins of names no one has (no hash, no throttle), each on a connection of its own, so
+      // node:cluster deals them to both workers; four at a time, since each refusal is held a second.
+      const answers = await pool(Array.from({ length: 30 }, (_, i) => i), 4, (i) => call(s.port, '/auth', { from: '127.0.1.97', body: { login: `Nobody_${i}`, password: 'x' } }));
       const counted = answers.filter((a) => a.status === 401).length;
       assert.equal(counted + answers.filter((a) => a.status === 429).length, 30, answers.map((a) => a.status).join(' '));
       // Each worker lets 5 through: 10 in all, where counting the whole budget each would let up to 20.
