@@ -10,6 +10,7 @@ import { HttpError, sendError, sendResult } from './envelope.ts';
 import { nameList, requireObject, stringFields } from './fields.ts';
 import { callerOf, type AddressList, type Caller } from './client-address.ts';
 import { createKeyCheck } from './api-key.ts';
+import { digestToken } from '../crypto/token.ts';
 import { createRouter, pathOf, type Handler, type Match, type Routes } from './router.ts';
 import { readLoginRequest, yggdrasilResult } from './yggdrasil.ts';
 import type { RequestRecord } from '../ops/metrics.ts';
@@ -62,11 +63,11 @@ const callers = new WeakMap<IncomingMessage, Caller>();
 /** Who made a request the app has seen. */
 export const callerFor = (req: IncomingMessage): Caller => callers.get(req)!;
 
-/** Who a login comes from (see LoginClient): a direct caller by its address; a relay by the clientToken it forwards, or else as one client for all its players. */
+/** Who a login comes from (see LoginClient): a direct caller by its address; a relay by the clientToken it forwards (kept as a digest), or else as one client for all its players. */
 export function loginClient(req: IncomingMessage, clientToken?: string): LoginClient {
   const { address, relay } = callers.get(req)!;
   if (!relay) return { id: address, shared: false, address };
-  return clientToken === undefined ? { id: `relay ${address}`, shared: true } : { id: `token ${clientToken}`, shared: false };
+  return clientToken === undefined ? { id: `relay ${address}`, shared: true } : { id: `token ${digestToken(clientToken)}`, shared: false };
 }
 
 /** Counts a login against its address's budget (--address-login-limit), unless a relay's; past it, refuses it (429, held back). */

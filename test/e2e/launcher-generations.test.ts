@@ -9,7 +9,9 @@
 // Also: the refusals of the two /auth shapes, and --variant base with the Yggdrasil shape.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { startServer, runCli, addUser, tempDir, fetchReply } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
 import { UUID_DASHED, assertFail, assertOk, undash } from './util.ts';
@@ -125,6 +127,20 @@ describe('the 0.0.5 line (2025): the launcher\'s Yggdrasil-style body, forwarded
     await playSession(extended, result.accessToken, dash(result.selectedProfile.id), 'Alice');
     const profiles = assertOk(await launcherPost(extended, '/profiles', { usernames: ['Alice'] }));
     assert.deepEqual(profiles, [{ id: uuid.Alice, name: 'Alice' }]);
+  });
+
+  test('a wrong password with a clientToken is counted for that clientToken, which the database holds only as a digest', async () => {
+    const clientToken = '0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e';
+    const r = await launcherPost(extended, '/auth', { ...launcherBody('Bob', { clientToken }), password: 'wrong-password' });
+    assert.equal(r.status, 401);
+    const conn = new DatabaseSync(db, { readOnly: true });
+    try {
+      const keys = (conn.prepare('SELECT name_key FROM login_failures').all() as { name_key: string }[]).map((row) => row.name_key);
+      assert.deepEqual(keys.filter((k) => k.includes(clientToken)), [], keys.join(', '));
+      assert.deepEqual(keys.filter((k) => k.startsWith('bob token ')), [`bob token ${createHash('sha256').update(clientToken).digest('hex')}`]);
+    } finally {
+      conn.close();
+    }
   });
 
   test('without a clientToken: a new one, 32 lower-case hex digits, different each login', async () => {
