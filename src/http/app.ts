@@ -70,11 +70,15 @@ export function loginClient(req: IncomingMessage, clientToken?: string): LoginCl
   return clientToken === undefined ? { id: `relay ${address}`, shared: true } : { id: `token ${digestToken(clientToken)}`, shared: false };
 }
 
-/** Counts a login against its address's budget (--address-login-limit), unless a relay's; past it, refuses it (429, held back). */
+/**
+ * Counts a login against its address's budget (--address-login-limit), unless a relay's; past it,
+ * refuses it (429), held back unless a trusted proxy forwarded it (holding would take the
+ * proxy's connection, which its other clients share).
+ */
 export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined): void {
   const caller = callers.get(req);
   const wait = caller && !caller.relay && limit ? limit(caller.address, Date.now()) : 0;
-  if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'address_budget', HELD_REFUSAL_MS);
+  if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'address_budget', caller!.proxied ? 0 : HELD_REFUSAL_MS);
 }
 
 /** The route of a request that matched none. */
@@ -189,12 +193,10 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     }, undefined, MAX_RELAYED_BODY_BYTES),
     '/health': {
       GET: async (_req, res) => {
-        try {
-          await service.checkStore();
-        } catch (err) {
+        await service.checkStore().catch((err: unknown) => {
           options.logError('health check: the database does not answer', err);
           throw new HttpError(503, 'The database does not answer');
-        }
+        });
         sendResult(res, { status: 'ok' });
       },
     },
@@ -202,6 +204,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   });
   const keyCheck = options.apiKey === '' ? undefined : createKeyCheck(options.apiKey);
 
+  /** Connections with an answer held back (HttpError's heldMs). */
+  const holding = new WeakSet<object>();
   /** Answers a request that failed; `held`: its answer was held back (HttpError's heldMs) and is due now. */
   const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown, held = false): void => {
     const expected = err instanceof HttpError || err instanceof ServiceError;
@@ -212,19 +216,20 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     const rule = err instanceof HttpError ? err.refusal : err instanceof ServiceError ? err.rule : undefined;
     if (rule) note(res, { reason: rule });
     if (req.socket.destroyed) return; // the client is gone: no one to answer
-    if (err instanceof HttpError && err.heldMs > 0 && !held) return void setTimeout(fail, err.heldMs, req, res, route, err, true);
+    if (err instanceof HttpError && err.heldMs > 0 && !held) {
+      // One held answer a connection: one that sends more meanwhile (pipelining past its refusal) is cut off.
+      if (holding.has(req.socket)) return void req.socket.destroy();
+      holding.add(req.socket);
+      return void setTimeout(() => holding.delete(req.socket) && fail(req, res, route, err, true), err.heldMs);
+    }
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();
     else if (Object.hasOwn(IN_BAND, route)) {
       note(res, { reason: notes.get(res)?.reason ?? (expected ? err.message : 'unexpected error') });
       sendResult(res, IN_BAND[route]);
-    } else if (err instanceof HttpError) {
-      sendError(res, err.status, err.message, err.headers);
-    } else if (err instanceof ServiceError) {
-      sendError(res, STATUS[err.kind], err.message, err.retryAfter === undefined ? {} : { 'retry-after': String(err.retryAfter) });
-    } else {
-      sendError(res, 500, 'Internal server error');
-    }
+    } else if (err instanceof HttpError) sendError(res, err.status, err.message, err.headers);
+    else if (err instanceof ServiceError) sendError(res, STATUS[err.kind], err.message, err.retryAfter === undefined ? {} : { 'retry-after': String(err.retryAfter) });
+    else sendError(res, 500, 'Internal server error');
   };
 
   const answered = options.onAnswered;

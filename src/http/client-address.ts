@@ -12,6 +12,8 @@ export interface Caller {
   address: string;
   /** A relay (valid API key, or its address in --relay and not a trusted proxy): per-address rules do not apply. */
   relay: boolean;
+  /** Forwarded by a trusted proxy: the connection is the proxy's, shared with its other clients. */
+  proxied: boolean;
 }
 
 /** Whether an address is in a list of addresses and CIDR ranges (--relay, --trust-proxy). */
@@ -65,5 +67,5 @@ export function perAddressKey(address: string): string {
 export function callerOf(req: IncomingMessage, settings: CallerSettings): Caller {
   const peer = req.socket.remoteAddress ?? '';
   const client = (settings.proxies(peer) && forwardedFor(req)) || peer;
-  return { address: perAddressKey(client), relay: settings.withApiKey || (settings.relays(client) && !settings.proxies(client)) };
+  return { address: perAddressKey(client), relay: settings.withApiKey || (settings.relays(client) && !settings.proxies(client)), proxied: client !== peer };
 }

@@ -209,6 +209,41 @@ describe('the per-address login budget (default flags: 120 a minute)', () => {
   });
 });
 
+describe('held refusals', () => {
+  const bad = '{"login":"x","password":"y"}';
+  const auth = (headers = ''): string => `POST /auth HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}Content-Length: ${bad.length}\r\n\r\n${bad}`;
+
+  test('a client that pipelines more requests behind a held refusal has its connection cut, unanswered', async () => {
+    const s = await startServer(['--db', pathJoin(tmp.dir, 'pipelined.db'), '--address-login-limit', '1']);
+    try {
+      const from = '127.0.1.73';
+      assert.equal((await call(s.port, '/auth', { from, body: JSON.parse(bad) })).status, 400, 'the budget of one, used');
+      const c = await connect(s.port, from);
+      c.socket.write(auth() + auth() + auth());
+      assert.ok(await waitUntil(() => c.isClosed(), 8000), `not closed: ${JSON.stringify(c.text())}`);
+      assert.equal(c.text(), '', 'no held answer is written to a connection that pipelined past it');
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('behind a trusted proxy a refusal is not held: the proxy\'s connection, shared by its clients, gets its answers', async () => {
+    const s = await startServer(['--db', pathJoin(tmp.dir, 'proxied-refusal.db'), '--address-login-limit', '1', '--trust-proxy', '127.0.1.74']);
+    try {
+      const c = await connect(s.port, '127.0.1.74');
+      // Three logins of one client, pipelined on the proxy's one connection: 400 (counted), then two 429s.
+      c.socket.write([1, 2, 3].map(() => auth('X-Forwarded-For: 203.0.113.9\r\n')).join(''));
+      // An answer follows the body before it on the same line: status lines are found anywhere.
+      assert.ok(await waitUntil(() => (c.text().match(/HTTP\/1\.1 \d{3}/g) ?? []).length === 3, 8000), `answers: ${JSON.stringify(c.text())}`);
+      assert.deepEqual(c.text().match(/HTTP\/1\.1 \d{3}/g), ['HTTP/1.1 400', 'HTTP/1.1 429', 'HTTP/1.1 429']);
+      assert.ok(!c.isClosed(), 'the proxy\'s connection is kept');
+      c.socket.destroy();
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe('--trust-proxy', () => {
   /** The client each request's log line names. */
   async function clients(s: RunningServer, calls: [string, string | undefined][]): Promise<string[]> {
