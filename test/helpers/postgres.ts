@@ -1,0 +1,152 @@
+// Throwaway PostgreSQL clusters for the tests: Debian's server binaries (the `postgresql`
+// package; .ci/run installs it), a cluster in a temp folder on a loopback port, stopped and
+// removed by the test that made it. PostgreSQL refuses to run as root, so as root (CI) its
+// commands run as the `postgres` user the package creates. Without the binaries the tests that
+// need a cluster skip, saying so; with MCAUTH_TEST_POSTGRES=required (.ci/run) they fail instead.
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './process.ts';
+
+/** The directory of the newest installed server's binaries (initdb, pg_ctl, pg_basebackup). */
+function serverBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root).filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'initdb')));
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  return newest && join(root, newest, 'bin');
+}
+
+const BIN = serverBin();
+const AS_ROOT = process.getuid?.() === 0;
+
+/** Why the PostgreSQL tests cannot run here, or undefined when they can; required in CI. */
+export const postgresMissing: string | undefined = (() => {
+  const why = BIN ? undefined : 'PostgreSQL is not installed (Debian: apt-get install postgresql)';
+  if (why && process.env.MCAUTH_TEST_POSTGRES === 'required') throw new Error(`MCAUTH_TEST_POSTGRES=required, but ${why}`);
+  return why;
+})();
+
+/** The role every cluster has, with this password. */
+export const PG_USER = 'mcauth';
+export const PG_PASSWORD = 'pg-Secret-4f2a9c71';
+
+/** Runs one of the server's binaries (as `postgres` when this is root); rejects with its output when it fails. */
+export function pgRun(tool: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  const command = AS_ROOT ? ['runuser', '-u', 'postgres', '--', join(BIN!, tool), ...args] : [join(BIN!, tool), ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${tool} ${args.join(' ')} exited ${code}:\n${out}`))));
+  });
+}
+
+export interface Cluster {
+  /** postgres://mcauth:…@127.0.0.1:PORT/DB for `db` (default: the cluster's own `mcauth` database). */
+  url: (db?: string) => string;
+  port: number;
+  dir: string;
+  /** pg_ctl stop: 'fast' (clients cut, a clean shutdown) or 'immediate' (as a crash). */
+  stop: (mode?: 'fast' | 'immediate') => Promise<void>;
+  /** Starts it again after a stop, on the same port; resolves once it takes connections. */
+  start: () => Promise<void>;
+  /** Runs SQL with psql as the cluster's superuser; its output. */
+  psql: (sql: string, db?: string) => Promise<string>;
+  /** Stops it (if running) and removes its folder. */
+  remove: () => Promise<void>;
+}
+
+/** The uid and gid of the `postgres` user, as this system has them. */
+function postgresIds(): [number, number] {
+  const field = (file: string): number => Number(readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith('postgres:'))?.split(':')[2]);
+  return [field('/etc/passwd'), field('/etc/group')];
+}
+
+/** Hands `path` over to `postgres` when this is root (PostgreSQL runs as that user then). */
+function handOver(path: string): void {
+  if (AS_ROOT) chownSync(path, ...postgresIds());
+}
+
+/** A new folder for a cluster's files, which `postgres` may write. */
+function clusterFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcauth-pg-'));
+  handOver(dir);
+  return dir;
+}
+
+/**
+ * The cluster whose data is in `data` (its socket and log in `dir`), on `port`, with
+ * `settings` (postgresql.conf lines) added to what its data folder holds; started.
+ */
+async function runCluster(dir: string, data: string, port: number, settings: string[]): Promise<Cluster & { promote: () => Promise<void> }> {
+  // Later lines win: these over what initdb or a base backup wrote.
+  const conf = [`port = ${port}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${dir}'`, 'fsync = off', 'max_connections = 200', ...settings];
+  writeFileSync(join(data, 'postgresql.auto.conf'), conf.join('\n') + '\n', { flag: 'a' });
+  const ctl = (...args: string[]): Promise<string> => pgRun('pg_ctl', ['-D', data, '-w', '-t', '60', ...args]);
+  let running = false;
+  const cluster = {
+    url: (db = PG_USER) => `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${db}`,
+    port,
+    dir: data,
+    stop: async (mode: 'fast' | 'immediate' = 'fast') => {
+      await ctl('-m', mode, 'stop');
+      running = false;
+    },
+    start: async () => {
+      await ctl('-l', join(dir, 'log'), 'start');
+      running = true;
+    },
+    promote: async () => void (await ctl('promote')),
+    psql: (sql: string, db = PG_USER) => pgRun('psql', ['-h', dir, '-p', String(port), '-U', PG_USER, '-d', db, '-v', 'ON_ERROR_STOP=1', '-tA', '-c', sql]),
+    remove: async () => {
+      if (running) await cluster.stop('immediate').catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await cluster.start();
+  return cluster;
+}
+
+/**
+ * A new cluster: initdb in a temp folder (role `mcauth` with PG_PASSWORD, scram over TCP, a
+ * database `mcauth`), started on a free loopback port with `settings` (postgresql.conf lines).
+ */
+export async function startCluster(settings: string[] = []): Promise<Cluster> {
+  if (postgresMissing) throw new Error(postgresMissing);
+  const dir = clusterFolder();
+  const data = join(dir, 'data');
+  const pwfile = join(dir, 'pw');
+  writeFileSync(pwfile, PG_PASSWORD + '\n');
+  chmodSync(pwfile, 0o600);
+  handOver(pwfile);
+  await pgRun('initdb', ['-D', data, '-U', PG_USER, `--pwfile=${pwfile}`, '--auth-host=scram-sha-256', '--auth-local=trust', '-E', 'UTF8', '--no-sync']);
+  const cluster = await runCluster(dir, data, await freePort(), settings);
+  await cluster.psql(`CREATE DATABASE ${PG_USER}`, 'postgres');
+  return cluster;
+}
+
+/**
+ * A synchronous streaming standby of `primary`: a base backup of it in a folder of its own,
+ * started on a free port as a hot standby named `standby`, which the primary then waits for on
+ * every commit (`synchronous_standby_names`): what the primary acknowledges, the standby holds.
+ * `promote` makes it a primary (once the old one is gone).
+ */
+export async function startStandby(primary: Cluster): Promise<Cluster & { promote: () => Promise<void> }> {
+  const dir = clusterFolder();
+  const data = join(dir, 'data-standby');
+  await pgRun('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', PG_USER, '-D', data, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'], { PGPASSWORD: PG_PASSWORD });
+  const conninfo = `host=127.0.0.1 port=${primary.port} user=${PG_USER} password=${PG_PASSWORD} application_name=standby`;
+  const standby = await runCluster(dir, data, await freePort(), ['hot_standby = on', `primary_conninfo = '${conninfo}'`]);
+  await primary.psql("ALTER SYSTEM SET synchronous_standby_names = 'standby'");
+  await primary.psql('SELECT pg_reload_conf()');
+  // Synchronous from here: the primary reports the standby as such once it has caught up.
+  for (let i = 0; i < 600; i++) {
+    if ((await primary.psql("SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby'")).trim() === 'sync') return standby;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the standby did not become synchronous within 60 s');
+}
