@@ -19,6 +19,7 @@ import { ADDRESS_LOGIN_WINDOW_MS, CLOSE_LINGER_MS, CONNECTIONS_CHECK_INTERVAL_MS
 import type { Logger } from './ops/log.ts';
 import { createMetrics, metricsArea } from './ops/metrics.ts';
 import { createWindowLimit } from './ops/window-limit.ts';
+import { isPostgresUrl, maskDbUrl } from './postgres/url.ts';
 import type { Service } from './service/service.ts';
 
 export interface RunningServer {
@@ -47,7 +48,7 @@ export interface ListenAddress {
 /** The line that says where the server listens and what it serves (for all its workers, if several). */
 export function listeningLine(config: ServeConfig, at: ListenAddress, users: number, workers = 1): string {
   const host = at.host.includes(':') ? `[${at.host}]` : at.host;
-  const where = config.db === MEMORY_DB ? 'in memory' : `in ${config.db}`;
+  const where = config.db === MEMORY_DB ? 'in memory' : `in ${maskDbUrl(config.db)}`;
   const cluster = workers > 1 ? `, ${workers} workers` : '';
   const socket = at.systemdFd === undefined ? '' : `, on the socket systemd passed as fd ${at.systemdFd}`;
   return `mcauth listening on http://${host}:${at.port}${normalizeBasePath(config.basePath)} (${users} ${users === 1 ? 'user' : 'users'} ${where}${cluster}${socket})`;
@@ -123,7 +124,7 @@ export function startupWarnings(config: ServeConfig, facts: StartFacts): string[
   if (config.registration !== 'off' && !config.accountPage) {
     warnings.push(`--registration ${config.registration} has no effect without --account-page: no one can sign up, as the page and its API are off; set --account-page too`);
   }
-  if (config.db !== MEMORY_DB) {
+  if (config.db !== MEMORY_DB && !isPostgresUrl(config.db)) {
     const db = config.db;
     const open = [db, `${db}-wal`, `${db}-shm`].map(openToOthers).filter((f) => f !== undefined);
     if (open.length > 0) {

@@ -24,6 +24,7 @@ const PARTS = [
   'src/ops/',
   'src/cli/',
   'src/import/',
+  'src/postgres/',
   'src/server.ts, src/serve.ts, src/runtime.ts, src/version.ts',
 ];
 

@@ -19,6 +19,11 @@ import { parseUserCommand, USER_HELP, type UserCommandLine } from './user.ts';
 import { INVITE_HELP, parseInviteCommand } from './invite.ts';
 import { IMPORT_HELP, parseImportCommand } from './import.ts';
 import { VERSION } from '../version.ts';
+import { openPostgresStore } from '../postgres/connect.ts';
+import { isPostgresUrl, maskDbUrl } from '../postgres/url.ts';
+
+/** How a database is named in what the program says: a file by its absolute path, a PostgreSQL URL with its password masked. */
+export const dbLabel = (db: string): string => (isPostgresUrl(db) ? maskDbUrl(db) : resolve(db));
 
 /** Where the program reads and writes: the process's own streams, or a test's. */
 export interface Io {
@@ -76,7 +81,14 @@ function openHint(db: string): string {
  * command that reads (list, backup, ...) refuses a path with no database instead of starting an
  * empty one.
  */
-async function open(db: string, { create, synchronous }: { create: boolean; synchronous?: Synchronous }): Promise<Store> {
+async function open(db: string, { create, synchronous, env }: { create: boolean; synchronous?: Synchronous; env: Io['env'] }): Promise<Store> {
+  if (isPostgresUrl(db)) {
+    try {
+      return await openPostgresStore(db, env);
+    } catch (err) {
+      throw new Error(`cannot open the database ${dbLabel(db)}: ${(err as Error).message}`);
+    }
+  }
   if (!create && db !== MEMORY_DB) {
     if (!existsSync(db)) throw new Error(`there is no database at "${resolve(db)}"`);
     // SQLite takes an empty file for a new database; to a command that only reads it is more
@@ -116,10 +128,10 @@ async function runUser(argv: string[], io: Io, parse: (argv: string[]) => UserCo
   const file = configFile(line.values.config, io);
   const settings = resolveServeConfig({}, io.env, file, USER_SETTINGS);
   const db = resolveDb(line.values.db, io.env, file);
-  const isNew = !existsSync(db) || statSync(db).size === 0;
-  const store = await open(db, { create: creates });
+  const isNew = !isPostgresUrl(db) && (!existsSync(db) || statSync(db).size === 0);
+  const store = await open(db, { create: creates, env: io.env });
   // Said after the result, and after a refusal too: "No player named Bob" names the file it looked in.
-  const where = `${creates && isNew ? 'Created a new database at' : 'Database:'} ${resolve(db)}`;
+  const where = `${creates && isNew ? 'Created a new database at' : 'Database:'} ${dbLabel(db)}`;
   try {
     const said = await run(createService(store, toServiceOptions(settings)), { stdin: io.stdin, stderr: io.stderr, settings });
     io.stdout.write(`${said}\n${where}\n`);
@@ -135,8 +147,8 @@ async function runUser(argv: string[], io: Io, parse: (argv: string[]) => UserCo
 async function runBackup(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, DB_OPTIONS, ['FILE']);
   const db = resolveDb(values.db, io.env, configFile(values.config, io));
-  const store = await open(db, { create: false });
-  const where = `Database: ${resolve(db)}`;
+  const store = await open(db, { create: false, env: io.env });
+  const where = `Database: ${dbLabel(db)}`;
   try {
     io.stdout.write(`${await backUp(store, positionals[0]!)}\n${where}\n`);
     return 0;
@@ -168,7 +180,7 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   // A worker listens on its primary's socket from systemd (node:cluster passes the fd number on to the primary).
   const systemdFd = systemdSocketFd(io.env, isWorker() ? process.ppid : process.pid);
   // With --workers, the primary logs the start-up warnings, once.
-  const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous }), log, { configFile: file, warnings: !isWorker(), systemdFd });
+  const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous, env: io.env }), log, { configFile: file, warnings: !isWorker(), systemdFd });
   // With --workers, the primary says where they listen, once.
   if (isWorker()) {
     log.debug(`worker ${running.banner}`);
@@ -211,7 +223,7 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io, file: Config
   // A scrape would reach one worker or another, and its counters would jump between theirs.
   if (config.metrics) throw new UsageError('--metrics cannot be used with --workers above 1: each scrape would count one worker of several');
   log.debug('settings in effect', { settings: maskSecrets(config) });
-  const store = await open(config.db, { create: true, synchronous: config.synchronous });
+  const store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env });
   const users = await store.countUsers();
   const hostedTextures = await store.countTextures();
   await store.close();

@@ -37,6 +37,7 @@ import { addressList } from '../http/client-address.ts';
 import type { Synchronous } from '../store/sqlite.ts';
 import { UsageError, type OptionTypes } from './usage.ts';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../ops/log.ts';
+import { maskDbUrl } from '../postgres/url.ts';
 
 export interface ServeConfig {
   host: string;
@@ -138,7 +139,7 @@ const oneOf =
 export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'host', flag: 'host', arg: 'HOST', fallback: DEFAULT_HOST, help: 'address to listen on (loopback: only this host can call it); another without --api-key starts with a warning; under systemd socket activation (LISTEN_FDS) the socket decides instead', parse: text },
   { key: 'port', flag: 'port', arg: 'N', fallback: String(DEFAULT_PORT), help: 'port to listen on (0: any free port); under systemd socket activation the socket decides instead', ...integer(0, 65535) },
-  { key: 'db', flag: 'db', arg: 'PATH', fallback: DEFAULT_DB, help: 'SQLite file, created if missing; :memory: keeps everything in memory', parse: text },
+  { key: 'db', flag: 'db', arg: 'PATH', fallback: DEFAULT_DB, help: 'SQLite file, created if missing; :memory: keeps everything in memory; postgres://USER@HOST:PORT/DB (libpq URL forms, several hosts with target_session_attrs=read-write, sslmode): a PostgreSQL database, with the driver installed (npm install postgres@3) and the password in the URL, PGPASSWORD or the file MCAUTH_DB_PASSWORD_FILE names', parse: text },
   { key: 'basePath', flag: 'base-path', arg: 'PATH', fallback: '', help: 'prefix of every endpoint, such as /mc', parse: (t) => t },
   {
     key: 'variant',
@@ -404,6 +405,7 @@ export function resolveServeConfig(
 export function maskSecrets(config: ServeConfig): Record<string, unknown> {
   const shown: Record<string, unknown> = { ...config };
   for (const option of SERVE_OPTIONS) if (option.secret && shown[option.key] !== '') shown[option.key] = '********';
+  shown.db = maskDbUrl(config.db);
   return shown;
 }
 

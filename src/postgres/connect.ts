@@ -1,0 +1,115 @@
+// A PostgreSQL database as the store (`--db postgres://…`): how its URL is told from a SQLite
+// path and shown with its password masked, where the password comes from, how the driver
+// (postgres.js, an optional peer dependency) is loaded only then, and how a database that is away
+// is answered: within a bound, as "temporarily unavailable", never as a hang or a crash.
+import { readFileSync } from 'node:fs';
+import type { Options, Sql } from 'postgres';
+import { ServiceError } from '../service/errors.ts';
+import type { Store } from '../store/store.ts';
+import { createPostgresStore } from './store.ts';
+
+/** The command that installs the driver, said when it is missing. */
+export const INSTALL_DRIVER = 'npm install postgres@3';
+
+/**
+ * How long a connection may take to open (the TCP connect, TLS and the login), and how long any
+ * store call may take before its request is answered 503: a database that is away (stopped,
+ * failing over, cut off by the network) must not hold requests longer than callers wait.
+ */
+const CONNECT_TIMEOUT_S = 1;
+const CALL_DEADLINE_MS = 1500;
+/** Connections a node keeps to the database; each process of --workers has its own pool. */
+const POOL_SIZE = 10;
+
+/** Loads postgres.js from where this program runs; missing, an error that says how to install it. */
+async function loadDriver(): Promise<(url: string, options: Options<Record<string, never>>) => Sql> {
+  try {
+    // Left to run time by the build (--external:postgres): server.js holds no third-party code.
+    return ((await import('postgres')) as { default: (url: string, options: Options<Record<string, never>>) => Sql }).default;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (module|package)|not found/i.test(String((err as Error).message))) {
+      throw new Error(`a PostgreSQL database needs the driver postgres.js, which is not installed; in the folder of server.js run: ${INSTALL_DRIVER}`);
+    }
+    throw err;
+  }
+}
+
+/** The password: MCAUTH_DB_PASSWORD_FILE's first line when that is set; else the URL's, else PGPASSWORD (which the driver reads itself). */
+function passwordFromFile(env: Record<string, string | undefined>): string | undefined {
+  const path = env.MCAUTH_DB_PASSWORD_FILE;
+  if (path === undefined || path === '') return undefined;
+  try {
+    return readFileSync(path, 'utf8').split(/\r?\n/)[0];
+  } catch (err) {
+    throw new Error(`cannot read MCAUTH_DB_PASSWORD_FILE "${path}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** Errors that say the database cannot be reached right now (as opposed to a fault of a query). */
+function isUnreachable(err: unknown): boolean {
+  const code = String((err as { code?: unknown }).code ?? '');
+  // The driver's own codes, the socket's, and PostgreSQL's classes 08 (connection), 57P (shutting
+  // down, starting up) and 25006 (a standby, read-only, before it is promoted).
+  return /^(CONNECT_TIMEOUT|CONNECTION_(CLOSED|ENDED|DESTROYED)|E[A-Z]+|08...|57P0[1-3]|25006)$/.test(code) || err instanceof DeadlineError;
+}
+
+class DeadlineError extends Error {}
+
+const unavailable = (): ServiceError => new ServiceError('busy', 'The database is temporarily unavailable; try again in a moment', 1);
+
+/**
+ * The store with every call held to CALL_DEADLINE_MS, and an unreachable database answered as
+ * the service's 'busy' (503, `false` in-band on /join): the caller gets its answer in time, and
+ * the driver reconnects on a later call by itself. A call that runs out its time may still commit
+ * later; it was never acknowledged.
+ */
+function withDeadlines(store: Store): Store {
+  const bounded = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    // An import's one transaction and closing take as long as they take.
+    if (name === 'close' || name === 'createUsers') {
+      bounded[name] = method;
+      continue;
+    }
+    bounded[name] = async (...args: unknown[]): Promise<unknown> => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new DeadlineError('deadline')), CALL_DEADLINE_MS)));
+      try {
+        return await Promise.race([method(...args), deadline]);
+      } catch (err) {
+        if (isUnreachable(err)) throw unavailable();
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+  }
+  return bounded as unknown as Store;
+}
+
+/** Opens the PostgreSQL store at `url` (migrating it under an advisory lock when it is behind). */
+export async function openPostgresStore(url: string, env: Record<string, string | undefined>): Promise<Store> {
+  const postgres = await loadDriver();
+  const password = passwordFromFile(env);
+  const sql = postgres(url, {
+    ...(password === undefined ? {} : { password }),
+    // libpq's read-write, as the driver can tell it: postgres.js takes a hot standby for
+    // read-write (it asks a setting a standby leaves off), and a primary is what takes writes.
+    ...(/[?&]target_session_attrs=read-write(&|$)/i.test(url) ? { target_session_attrs: 'primary' as const } : {}),
+    max: POOL_SIZE,
+    connect_timeout: CONNECT_TIMEOUT_S,
+    // Seconds before trying to connect again after a failure: doubling, but never more than one,
+    // so a node is back within a second of its database (the driver's own waits grow to 20 s).
+    backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 1),
+    // Notices (a migration's "already exists, skipping") are not for the log.
+    onnotice: () => {},
+    connection: { application_name: 'mcauth' },
+  });
+  try {
+    return withDeadlines(await createPostgresStore(sql));
+  } catch (err) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,232 @@
+// Several nodes of dist/server.js on one PostgreSQL database (a throwaway cluster, see
+// test/helpers/postgres.ts): what one node records, every other sees at once; the guessing
+// throttle counts across them; a node killed does not stop the others; a database that is away is
+// answered in time and in the envelope, and the nodes serve again once it is back; the password
+// of the database URL is never shown. Without PostgreSQL on the machine these skip, saying so.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync } from 'node:fs';
+import { join as pathJoin } from 'node:path';
+import { postgresMissing, startCluster, startStandby, PG_PASSWORD, PG_USER, type Cluster } from '../helpers/postgres.ts';
+import { runCli, runProc, serverCommand, SERVER_JS, spawnListening, startServer, tempDir, type RunningServer } from '../helpers/process.ts';
+import { call, type Answer } from '../helpers/call.ts';
+import { pool } from '../helpers/pool.ts';
+import { addPlayers } from '../helpers/players.ts';
+import { sleep } from './util.ts';
+
+const ADMIN = 'pg-admin-token-0123456';
+const PW = 'player-Pass-7Hq2';
+const NAMES = Array.from({ length: 20 }, (_, i) => `Node${i}`);
+const admin = { authorization: `Bearer ${ADMIN}` };
+
+/** Whether `ok` comes true within `ms` (asked at least once, then again every 100 ms). */
+async function until(ok: () => Promise<boolean>, ms: number): Promise<boolean> {
+  for (const end = performance.now() + ms; ; await sleep(100)) {
+    if (await ok()) return true;
+    if (performance.now() >= end) return false;
+  }
+}
+
+const login = (s: RunningServer, name: string, password = PW, from?: string): Promise<Answer> => call(s.port, '/auth', { from, body: { login: name, password } });
+
+describe('several nodes on one PostgreSQL database', { skip: postgresMissing }, () => {
+  let cluster: Cluster;
+  let a: RunningServer;
+  let b: RunningServer;
+  const uuids = new Map<string, string>();
+
+  before(async () => {
+    cluster = await startCluster();
+    // Both start at once: one migrates the new database, the other waits for it (an advisory lock).
+    [a, b] = await Promise.all([startServer(['--db', cluster.url(), '--admin-token', ADMIN]), startServer(['--db', cluster.url(), '--admin-token', ADMIN])]);
+    for (const [name, id] of await addPlayers(a.port, ADMIN, [...NAMES, 'Guessed', 'Changed', 'Locked', 'Renamed'], PW)) uuids.set(name, id);
+  });
+
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await cluster?.remove();
+  });
+
+  test('a join recorded through one node is seen by /hasJoined on the other at once', async () => {
+    const token = (await login(a, 'Node0')).body.result.accessToken;
+    const joined = await call(a.port, '/join', { body: { accessToken: token, userUUID: uuids.get('Node0'), serverID: 'srv-cross-1' } });
+    assert.deepEqual(joined.body, { success: true, result: true });
+    const seen = await call(b.port, '/hasJoined', { body: { username: 'Node0', serverID: 'srv-cross-1' } });
+    assert.equal(seen.body.result?.userUUID, uuids.get('Node0'), JSON.stringify(seen.body));
+  });
+
+  test('a password changed by the CLI, a lock and a rename through one node: the other holds them at its next request', async () => {
+    const changed = await runCli(['user', 'passwd', 'Changed', '--db', cluster.url()], { stdin: 'new-Pass-9Kd3\n' });
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.equal((await login(b, 'Changed')).status, 401, 'the old password, on the other node');
+    assert.equal((await login(b, 'Changed', 'new-Pass-9Kd3')).status, 200, 'the new password, on the other node');
+
+    const token = (await login(b, 'Locked')).body.result.accessToken;
+    assert.equal((await call(a.port, '/admin/users/Locked/lock', { headers: admin, body: {} })).status, 200);
+    const join = await call(b.port, '/join', { body: { accessToken: token, userUUID: uuids.get('Locked'), serverID: 'srv-locked' } });
+    assert.deepEqual(join.body, { success: true, result: false }, 'a session of a player locked on another node');
+    assert.equal((await login(b, 'Locked')).status, 403);
+
+    assert.equal((await call(b.port, '/admin/users/Renamed/rename', { headers: admin, body: { name: 'Renamed2' } })).status, 200);
+    const profile = await call(a.port, '/profile', { body: { userUUID: uuids.get('Renamed') } });
+    assert.equal(profile.body.result?.username, 'Renamed2');
+  });
+
+  test('the guessing throttle counts across nodes: guesses over both get the free failures of one', async () => {
+    const statuses: number[] = [];
+    // One after another, each to the other node than the last.
+    for (let i = 0; i < 12; i++) statuses.push((await login(i % 2 === 0 ? a : b, 'Guessed', `wrong-${i}`, '127.0.1.40')).status);
+    const checked = statuses.filter((s) => s === 401).length;
+    // Five free; each is sent once the one before is answered, so a hash slower than the first
+    // wait (1 s) can let one more through on a busy machine, never five more.
+    assert.ok(checked >= 5 && checked <= 7, `${checked} of 12 checked: ${statuses.join(' ')}`);
+    assert.deepEqual(statuses.filter((s) => s !== 401 && s !== 429), [], statuses.join(' '));
+    assert.equal((await login(b, 'Guessed', PW, '127.0.1.41')).status, 200, 'the player, from another address');
+  });
+
+  test('200 login-and-join cycles, 8 at a time, spread over both nodes: every acknowledged join is seen by both', async () => {
+    const cycles = Array.from({ length: 200 }, (_, i) => i);
+    const results = await pool(cycles, 8, async (i) => {
+      const [first, second] = i % 2 === 0 ? [a, b] : [b, a];
+      const name = NAMES[i % NAMES.length]!;
+      const r = await login(first, name);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const serverID = `srv-cycle-${i}`;
+      const joined = await call(second.port, '/join', { body: { accessToken: r.body.result.accessToken, userUUID: uuids.get(name), serverID } });
+      return { name, serverID, joined: joined.body.result === true };
+    });
+    assert.equal(results.filter((r) => !r.joined).length, 0, 'every join acknowledged');
+    // A player's later join replaces the earlier: the last acknowledged join of each is the one to find.
+    const last = new Map(results.map((r) => [r.name, r.serverID]));
+    for (const [name, serverID] of last) {
+      for (const node of [a, b]) {
+        const seen = await call(node.port, '/hasJoined', { body: { username: name, serverID } });
+        assert.equal(seen.body.result?.userUUID, uuids.get(name), `${name} on ${serverID}: ${JSON.stringify(seen.body)}`);
+      }
+    }
+  });
+
+  test('a node killed with SIGKILL: the others keep answering', async () => {
+    const c = await spawnListening([...serverCommand(), 'serve', '--port', '0', '--db', cluster.url()]);
+    assert.equal((await call(c.port, '/auth', { body: { login: 'Node1', password: PW } })).status, 200);
+    c.child.kill('SIGKILL');
+    assert.equal((await c.exited).signal, 'SIGKILL');
+    assert.equal((await login(a, 'Node1')).status, 200);
+    assert.equal((await call(b.port, '/health')).status, 200);
+  });
+
+  test("no log line, error or --print-config shows the database's password", async () => {
+    const printed = await runProc([...serverCommand(), '--db', cluster.url(), '--print-config']);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /"db": "postgres:\/\/mcauth:\*\*\*\*\*\*\*\*@127\.0\.0\.1:\d+\/mcauth"/);
+    const wrong = await runCli(['user', 'list', '--db', cluster.url().replace(PG_PASSWORD, 'not-the-password')]);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /cannot open the database postgres:\/\/mcauth:\*\*\*\*\*\*\*\*@/);
+    for (const text of [printed.stdout, printed.stderr, wrong.stdout, wrong.stderr, a.stdout(), a.stderr(), b.stdout(), b.stderr()]) {
+      assert.ok(!text.includes(PG_PASSWORD) && !text.includes('not-the-password'), text);
+    }
+  });
+
+  test('the database stopped: requests answered within 2 s (503; false in-band on /join), /health 503; started again: served', async () => {
+    const token = (await login(a, 'Node2')).body.result.accessToken;
+    await cluster.stop('fast');
+    try {
+      for (const node of [a, b]) {
+        const timed = async (what: () => Promise<Answer>): Promise<Answer> => {
+          const sent = performance.now();
+          const r = await what();
+          assert.ok(performance.now() - sent <= 2000, `answered after ${Math.round(performance.now() - sent)} ms`);
+          return r;
+        };
+        const hasJoined = await timed(() => call(node.port, '/hasJoined', { body: { username: 'Node2', serverID: 'srv-away' } }));
+        assert.deepEqual([hasJoined.status, hasJoined.body], [503, { success: false, error: 'The database is temporarily unavailable; try again in a moment' }]);
+        const join = await timed(() => call(node.port, '/join', { body: { accessToken: token, userUUID: uuids.get('Node2'), serverID: 'srv-away' } }));
+        assert.deepEqual([join.status, join.body], [200, { success: true, result: false }]);
+        const health = await timed(() => call(node.port, '/health'));
+        assert.equal(health.status, 503);
+      }
+    } finally {
+      await cluster.start();
+    }
+    // The nodes reconnect by themselves.
+    for (const node of [a, b]) {
+      assert.ok(await until(async () => (await call(node.port, '/health')).status === 200, 10_000), 'health after the restart');
+      assert.equal((await login(node, 'Node2')).status, 200);
+    }
+  });
+});
+
+describe('failover to a synchronous standby', { skip: postgresMissing }, () => {
+  test('the primary stopped at once, the standby promoted: both nodes serve again within 15 s, and every join acknowledged is there', async (t) => {
+    const primary = await startCluster();
+    const standby = await startStandby(primary);
+    // libpq's multi-host form: the nodes keep to whichever host takes writes.
+    const url = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/${PG_USER}?target_session_attrs=read-write`;
+    const nodes: RunningServer[] = [];
+    try {
+      // --join-ttl: a join acknowledged at the start still counts when it is checked at the end.
+      nodes.push(...(await Promise.all([0, 1].map(() => startServer(['--db', url, '--admin-token', ADMIN, '--join-ttl', '3600'])))));
+      const names = Array.from({ length: 60 }, (_, i) => `Fail${i}`);
+      const uuids = await addPlayers(nodes[0]!.port, ADMIN, names, PW);
+      // Cycles of a login on one node and a join on the other, each player once, 4 at a time,
+      // going on through the failover; a join answered `true` is acknowledged.
+      const acknowledged: { name: string; serverID: string }[] = [];
+      const refused: string[] = [];
+      let next = 0;
+      let enough!: () => void;
+      const underWay = new Promise<void>((r) => (enough = r));
+      const lane = async (): Promise<void> => {
+        for (let i = next++; i < names.length; i = next++) {
+          const name = names[i]!;
+          const [first, second] = i % 2 === 0 ? [nodes[0]!, nodes[1]!] : [nodes[1]!, nodes[0]!];
+          const r = await login(first, name).catch(() => undefined);
+          const serverID = `srv-failover-${i}`;
+          const joined = r?.status === 200 ? await call(second.port, '/join', { body: { accessToken: r.body.result.accessToken, userUUID: uuids.get(name), serverID } }).catch(() => undefined) : undefined;
+          if (joined?.body?.result === true) acknowledged.push({ name, serverID });
+          else refused.push(`${name}: ${r?.status} ${JSON.stringify(joined?.body ?? r?.body)}`);
+          if (acknowledged.length >= 12) enough();
+        }
+      };
+      const load = Promise.all([lane(), lane(), lane(), lane()]);
+      await underWay;
+      await primary.stop('immediate');
+      const stopped = performance.now();
+      await standby.promote();
+      for (const node of nodes) {
+        assert.ok(await until(async () => (await call(node.port, '/health')).status === 200, 15_000 - (performance.now() - stopped)), 'a node did not serve again');
+      }
+      const back = performance.now() - stopped;
+      assert.ok(back <= 15_000, `served again after ${Math.round(back)} ms`);
+      await load;
+      assert.ok(acknowledged.length >= 12, `acknowledged: ${acknowledged.length}; refused: ${refused.join('; ')}`);
+      for (const { name, serverID } of acknowledged) {
+        for (const node of nodes) {
+          const seen = await call(node.port, '/hasJoined', { body: { username: name, serverID } });
+          assert.equal(seen.body.result?.userUUID, uuids.get(name), `the acknowledged join of ${name} (${serverID}) after the failover: ${JSON.stringify(seen.body)}`);
+        }
+      }
+    } catch (err) {
+      for (const node of nodes) t.diagnostic(`node on ${node.port}: ${node.stderr()}\n${node.stdout().split('\n').filter((l) => !l.includes('"msg":"request"')).join('\n')}`);
+      throw err;
+    } finally {
+      await Promise.all(nodes.map((n) => n.stop()));
+      await standby.remove();
+      await primary.remove();
+    }
+  });
+});
+
+test('a PostgreSQL URL without the driver installed: exit 1, saying the command that installs it', async () => {
+  const tmp = tempDir();
+  try {
+    // server.js alone, as an owner copies it: no node_modules beside it or above it.
+    const script = pathJoin(tmp.dir, 'server.js');
+    copyFileSync(SERVER_JS, script);
+    const r = await runProc([...serverCommand(script), '--db', `postgres://mcauth:${PG_PASSWORD}@127.0.0.1:9/mcauth`], { cwd: tmp.dir });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /npm install postgres@3/);
+    assert.ok(!r.stderr.includes(PG_PASSWORD), r.stderr);
+  } finally {
+    tmp.cleanup();
+  }
+});

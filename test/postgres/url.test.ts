@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isPostgresUrl, maskDbUrl } from '../../src/postgres/url.ts';
+
+test('postgres:// and postgresql:// (any case) are PostgreSQL; a path, :memory: and other schemes are not', () => {
+  for (const db of ['postgres://u@h/db', 'postgresql://u@h:5432/db', 'POSTGRES://u@h/db']) assert.equal(isPostgresUrl(db), true, db);
+  for (const db of ['mcauth.db', ':memory:', './postgres://x', 'mysql://u@h/db', 'file:postgres.db']) assert.equal(isPostgresUrl(db), false, db);
+});
+
+test('the password is masked wherever the URL holds it, and nothing else changes', () => {
+  const cases: [string, string][] = [
+    ['postgres://mcauth:s3cret@127.0.0.1:5432/auth', 'postgres://mcauth:********@127.0.0.1:5432/auth'],
+    ['postgresql://u:p%40ss@h1:5432,h2:5432/db?target_session_attrs=read-write', 'postgresql://u:********@h1:5432,h2:5432/db?target_session_attrs=read-write'],
+    // A password holding "@" or "/" as typed (not percent-encoded) is masked whole.
+    ['postgres://u:a@b/c@host/db', 'postgres://u:********@host/db'],
+    ['postgres://u@host/db?sslmode=require&password=s3cret&x=1', 'postgres://u@host/db?sslmode=require&password=********&x=1'],
+    ['postgres://u@host/db', 'postgres://u@host/db'],
+    ['postgres://host:5432/db', 'postgres://host:5432/db'],
+    ['mcauth.db', 'mcauth.db'],
+  ];
+  for (const [db, shown] of cases) assert.equal(maskDbUrl(db), shown, db);
+});
