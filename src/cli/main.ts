@@ -18,6 +18,7 @@ import { parseCommandLine, UsageError } from './usage.ts';
 import { parseUserCommand, USER_HELP, type UserCommandLine } from './user.ts';
 import { INVITE_HELP, parseInviteCommand } from './invite.ts';
 import { IMPORT_HELP, parseImportCommand } from './import.ts';
+import { DB_HELP, runDbCommand } from './db.ts';
 import { VERSION } from '../version.ts';
 import { openPostgresStore } from '../postgres/connect.ts';
 import { isPostgresUrl, maskDbUrl } from '../postgres/url.ts';
@@ -41,6 +42,8 @@ Usage:
   node server.js invite COMMAND ...    manage invites to sign up on the account page
   node server.js import SOURCE ...     add the players of another system, keeping their passwords
   node server.js backup FILE           copy the database, also while the server runs
+  node server.js db copy --from SOURCE --to TARGET
+                                       move a community between SQLite and PostgreSQL
 
 Server options (a flag wins over its environment variable, which wins over the config file):
   --config FILE
@@ -61,6 +64,8 @@ ${INVITE_HELP}
 ${IMPORT_HELP}
 
 ${BACKUP_HELP}
+
+${DB_HELP}
 `;
 
 /** --config FILE, else MCAUTH_CONFIG, else no file. */
@@ -255,6 +260,7 @@ export async function main(argv: string[], io: Io): Promise<number | undefined> 
     if (argv[0] === 'invite') return await runUser(argv.slice(1), io, parseInviteCommand);
     if (argv[0] === 'import') return await runUser(argv.slice(1), io, parseImportCommand);
     if (argv[0] === 'backup') return await runBackup(argv.slice(1), io);
+    if (argv[0] === 'db') return await runDbCommand(argv.slice(1), io);
     return await runServer(argv[0] === 'serve' ? argv.slice(1) : argv, io);
   } catch (err) {
     if (err instanceof UsageError) {

@@ -88,16 +88,20 @@ function withDeadlines(store: Store): Store {
   return bounded as unknown as Store;
 }
 
-/** Opens the PostgreSQL store at `url` (migrating it under an advisory lock when it is behind). */
-export async function openPostgresStore(url: string, env: Record<string, string | undefined>): Promise<Store> {
+/**
+ * The driver connected to `url` as every part of mcauth uses it: the password from where
+ * passwordFromFile says, the timeouts above, a quiet log. `connections`: the pool's size (a
+ * copy, which works in one transaction, needs one).
+ */
+export async function connectPostgres(url: string, env: Record<string, string | undefined>, { connections = POOL_SIZE } = {}): Promise<Sql> {
   const postgres = await loadDriver();
   const password = passwordFromFile(env);
-  const sql = postgres(url, {
+  return postgres(url, {
     ...(password === undefined ? {} : { password }),
     // libpq's read-write, as the driver can tell it: postgres.js takes a hot standby for
     // read-write (it asks a setting a standby leaves off), and a primary is what takes writes.
     ...(/[?&]target_session_attrs=read-write(&|$)/i.test(url) ? { target_session_attrs: 'primary' as const } : {}),
-    max: POOL_SIZE,
+    max: connections,
     connect_timeout: CONNECT_TIMEOUT_S,
     // Seconds before trying to connect again after a failure: doubling, but never more than one,
     // so a node is back within a second of its database (the driver's own waits grow to 20 s).
@@ -106,6 +110,11 @@ export async function openPostgresStore(url: string, env: Record<string, string 
     onnotice: () => {},
     connection: { application_name: 'mcauth' },
   });
+}
+
+/** Opens the PostgreSQL store at `url` (migrating it under an advisory lock when it is behind). */
+export async function openPostgresStore(url: string, env: Record<string, string | undefined>): Promise<Store> {
+  const sql = await connectPostgres(url, env);
   try {
     return withDeadlines(await createPostgresStore(sql));
   } catch (err) {
