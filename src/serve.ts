@@ -18,7 +18,7 @@ import type { Store } from './store/store.ts';
 import { ADDRESS_LOGIN_WINDOW_MS, CLOSE_LINGER_MS, CONNECTIONS_CHECK_INTERVAL_MS, HELD_REFUSAL_MS, MAX_DRAIN_BYTES, OVER_CAP_GRACE_MS } from './limits.ts';
 import type { Logger } from './ops/log.ts';
 import { createMetrics, metricsArea } from './ops/metrics.ts';
-import { createWindowLimit } from './ops/window-limit.ts';
+import { createWindowLimit, type WindowLimits } from './ops/window-limit.ts';
 import { isPostgresUrl, maskDbUrl } from './postgres/url.ts';
 import type { Service } from './service/service.ts';
 
@@ -163,6 +163,8 @@ export interface StartOptions {
   warnings?: boolean;
   /** The socket systemd passed, to listen on instead of --host and --port. */
   systemdFd?: number;
+  /** Limits counted where every node sees them (the store's database, on PostgreSQL); else each process counts its own. */
+  limits?: WindowLimits;
 }
 
 /**
@@ -219,11 +221,12 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 const share = (limit: number, workers: number): number => Math.ceil(limit / workers);
 
 /** The route groups the settings switch on, beside the five endpoints and health. */
-function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined): Area[] {
+function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined, limits: WindowLimits | undefined): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
-  // In memory, per process: with --workers each worker counts its share, so the total stays the one set.
-  const [registrationsPerAddress, registrationsPerHour] = [config.registrationsPerAddress, config.registrationsPerHour].map((n) => share(n, config.workers));
+  // In memory, per process: with --workers each worker counts its share, so the total stays the
+  // one set; counted in a shared database, each counts toward the whole.
+  const [registrationsPerAddress, registrationsPerHour] = [config.registrationsPerAddress, config.registrationsPerHour].map((n) => (limits ? n : share(n, config.workers)));
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
@@ -235,6 +238,7 @@ function areas(service: Service, config: ServeConfig, render: (() => Promise<str
             offlineUuids: config.registrationUuid === 'offline',
             registrationsPerAddress,
             registrationsPerHour,
+            limits,
             loginLimit,
             uploads,
           }),
@@ -243,7 +247,7 @@ function areas(service: Service, config: ServeConfig, render: (() => Promise<str
   ];
 }
 
-export async function startServer(config: ServeConfig, store: Store, log: Logger, { configFile, warnings = true, systemdFd }: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(config: ServeConfig, store: Store, log: Logger, { configFile, warnings = true, systemdFd, limits }: StartOptions = {}): Promise<RunningServer> {
   const service = createService(store, toServiceOptions(config));
   await service.warmUp();
   const basePath = normalizeBasePath(config.basePath);
@@ -278,7 +282,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     loginLimit,
     relays,
     proxies,
-    areas: areas(service, config, metrics?.render, loginLimit),
+    areas: areas(service, config, metrics?.render, loginLimit, limits),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
       metrics || logRequests

@@ -10,7 +10,7 @@ import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField } from '../http/fields.ts';
 import type { Handler } from '../http/router.ts';
 import { NAME_PATTERN } from '../limits.ts';
-import { createWindowLimit } from '../ops/window-limit.ts';
+import { createWindowLimit, type WindowLimits } from '../ops/window-limit.ts';
 import { ServiceError } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import type { User } from '../store/store.ts';
@@ -29,6 +29,8 @@ export interface AccountOptions {
   /** Registrations a client address may make an hour, and all addresses together. */
   registrationsPerAddress: number;
   registrationsPerHour: number;
+  /** Where the registration limits count: in this process (the default), or in a database all nodes share. */
+  limits?: WindowLimits;
   /** The --address-login-limit count, shared with /auth so that the two together get the limit once. */
   loginLimit?: LoginLimit;
   /** Hosted textures have a public address (--public-url; uploads are refused without one), and --hd-textures. */
@@ -62,9 +64,11 @@ function noteName(res: ServerResponse, name: string): void {
 
 /** The page (`GET {base}/account`) and the API (`{base}/account/...`), open to every caller. */
 export function accountArea(service: Service, options: AccountOptions): Area {
-  // In memory, per process: with --workers each worker is given its share of the limits (src/serve.ts).
-  const perAddress = createWindowLimit(options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
-  const inAll = createWindowLimit(options.registrationsPerHour, REGISTRATION_WINDOW_MS);
+  // In memory, per process, unless the server shares them (src/serve.ts: with --workers each
+  // worker is then given its share; on PostgreSQL the database counts for every node).
+  const limits: WindowLimits = options.limits ?? ((_name, limit, windowMs) => createWindowLimit(limit, windowMs));
+  const perAddress = limits('registrations of an address', options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
+  const inAll = limits('registrations', options.registrationsPerHour, REGISTRATION_WINDOW_MS);
 
   /**
    * Counts a registration from `address` (not a relay's against its address: '' for one), or
@@ -73,14 +77,14 @@ export function accountArea(service: Service, options: AccountOptions): Area {
    * sign-up is bounded by its invite, not counted in all. Says whether it is one (its code must
    * then be used).
    */
-  const countRegistration = (address: string, code: string): boolean => {
+  const countRegistration = async (address: string, code: string): Promise<boolean> => {
     const now = Date.now();
-    const wait = address === '' ? 0 : perAddress.take(address, now);
+    const wait = address === '' ? 0 : await perAddress.take(address, now);
     if (wait > 0) throw new HttpError(429, `Too many registrations from this address; try again in ${wait} s`, { 'retry-after': String(wait) });
-    const waitAll = inAll.take('', now);
+    const waitAll = await inAll.take('', now);
     if (waitAll === 0) return false;
     if (options.settings.registration === 'open' && code !== '') return true;
-    perAddress.giveBack(address);
+    await perAddress.giveBack(address);
     const ask = options.settings.registration === 'open' ? ': sign up with an invite code, or try again' : '; try again';
     throw new HttpError(429, `Too many registrations this hour${ask} in ${waitAll} s`, { 'retry-after': String(waitAll) });
   };
@@ -129,15 +133,15 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           const code = Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';
           const caller = callerFor(req);
           const address = caller.relay ? '' : caller.address;
-          const pastLimit = countRegistration(address, code);
+          const pastLimit = await countRegistration(address, code);
           const invite = registration === 'invite' || pastLimit ? code : undefined;
           try {
             const { username, userUUID, accessToken } = await service.register({ name, password, invite, offlineUuid: options.offlineUuids });
             sendResult(res, { username, userUUID, accessToken });
           } catch (err) {
             if (freeRefusal(err)) {
-              perAddress.giveBack(address);
-              if (!pastLimit) inAll.giveBack('');
+              await perAddress.giveBack(address);
+              if (!pastLimit) await inAll.giveBack('');
             }
             throw err;
           }

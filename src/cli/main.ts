@@ -20,7 +20,7 @@ import { INVITE_HELP, parseInviteCommand } from './invite.ts';
 import { IMPORT_HELP, parseImportCommand } from './import.ts';
 import { DB_HELP, runDbCommand } from './db.ts';
 import { VERSION } from '../version.ts';
-import { openPostgresStore } from '../postgres/connect.ts';
+import { limitsOf, openPostgresStore } from '../postgres/connect.ts';
 import { isPostgresUrl, maskDbUrl } from '../postgres/url.ts';
 
 /** How a database is named in what the program says: a file by its absolute path, a PostgreSQL URL with its password masked. */
@@ -185,7 +185,8 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   // A worker listens on its primary's socket from systemd (node:cluster passes the fd number on to the primary).
   const systemdFd = systemdSocketFd(io.env, isWorker() ? process.ppid : process.pid);
   // With --workers, the primary logs the start-up warnings, once.
-  const running = await startServer(config, await open(config.db, { create: true, synchronous: config.synchronous, env: io.env }), log, { configFile: file, warnings: !isWorker(), systemdFd });
+  const store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env });
+  const running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd, limits: limitsOf(store) });
   // With --workers, the primary says where they listen, once.
   if (isWorker()) {
     log.debug(`worker ${running.banner}`);

@@ -12,6 +12,18 @@ export interface WindowLimit {
   giveBack: (key: string) => void;
 }
 
+/**
+ * A limit whose counts may live elsewhere (in a database several nodes share, see
+ * src/postgres/window-limit.ts), so its answers may come later.
+ */
+export interface SharedWindowLimit {
+  take: (key: string, now: number) => number | Promise<number>;
+  giveBack: (key: string) => void | Promise<void>;
+}
+
+/** Makes the limits a capability counts: `name` tells one limit's keys from another's. */
+export type WindowLimits = (name: string, limit: number, windowMs: number) => SharedWindowLimit;
+
 export function createWindowLimit(limit: number, windowMs: number): WindowLimit {
   const windows = new Map<string, { start: number; count: number }>();
   return {

@@ -7,6 +7,8 @@ import type { Options, Sql } from 'postgres';
 import { ServiceError } from '../service/errors.ts';
 import type { Store } from '../store/store.ts';
 import { createPostgresStore } from './store.ts';
+import { databaseWindowLimits } from './window-limit.ts';
+import type { WindowLimits } from '../ops/window-limit.ts';
 
 /** The command that installs the driver, said when it is missing. */
 export const INSTALL_DRIVER = 'npm install postgres@3';
@@ -59,34 +61,37 @@ class DeadlineError extends Error {}
 const unavailable = (): ServiceError => new ServiceError('busy', 'The database is temporarily unavailable; try again in a moment', 1);
 
 /**
- * The store with every call held to CALL_DEADLINE_MS, and an unreachable database answered as
- * the service's 'busy' (503, `false` in-band on /join): the caller gets its answer in time, and
- * the driver reconnects on a later call by itself. A call that runs out its time may still commit
- * later; it was never acknowledged.
+ * `call` held to CALL_DEADLINE_MS, and an unreachable database answered as the service's 'busy'
+ * (503, `false` in-band on /join): the caller gets its answer in time, and the driver reconnects
+ * on a later call by itself. A call that runs out its time may still commit later; it was never
+ * acknowledged.
  */
-function withDeadlines(store: Store): Store {
-  const bounded = {} as Record<string, unknown>;
-  for (const [name, method] of Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][]) {
-    // An import's one transaction and closing take as long as they take.
-    if (name === 'close' || name === 'createUsers') {
-      bounded[name] = method;
-      continue;
+function bounded<A extends unknown[], R>(call: (...args: A) => R | Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new DeadlineError('deadline')), CALL_DEADLINE_MS)));
+    try {
+      return await Promise.race([call(...args), deadline]);
+    } catch (err) {
+      if (isUnreachable(err)) throw unavailable();
+      throw err;
+    } finally {
+      clearTimeout(timer);
     }
-    bounded[name] = async (...args: unknown[]): Promise<unknown> => {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new DeadlineError('deadline')), CALL_DEADLINE_MS)));
-      try {
-        return await Promise.race([method(...args), deadline]);
-      } catch (err) {
-        if (isUnreachable(err)) throw unavailable();
-        throw err;
-      } finally {
-        clearTimeout(timer);
-      }
-    };
-  }
-  return bounded as unknown as Store;
+  };
 }
+
+/** The store with every call bounded, but an import's one transaction and closing, which take as long as they take. */
+function withDeadlines(store: Store): Store {
+  const calls = Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][];
+  return Object.fromEntries(calls.map(([name, call]) => [name, name === 'close' || name === 'createUsers' ? call : bounded(call)])) as unknown as Store;
+}
+
+/** The limits counted in each store's database (see limitsOf). */
+const sharedLimits = new WeakMap<Store, WindowLimits>();
+
+/** Where a store opened here counts the limits all nodes share: its database, each call bounded as the store's are. */
+export const limitsOf = (store: Store): WindowLimits | undefined => sharedLimits.get(store);
 
 /**
  * The driver connected to `url` as every part of mcauth uses it: the password from where
@@ -116,7 +121,13 @@ export async function connectPostgres(url: string, env: Record<string, string | 
 export async function openPostgresStore(url: string, env: Record<string, string | undefined>): Promise<Store> {
   const sql = await connectPostgres(url, env);
   try {
-    return withDeadlines(await createPostgresStore(sql));
+    const store = withDeadlines(await createPostgresStore(sql));
+    const limits = databaseWindowLimits(sql);
+    sharedLimits.set(store, (name, limit, windowMs) => {
+      const { take, giveBack } = limits(name, limit, windowMs);
+      return { take: bounded(take), giveBack: bounded(giveBack) };
+    });
+    return store;
   } catch (err) {
     await sql.end({ timeout: 1 }).catch(() => {});
     throw err;

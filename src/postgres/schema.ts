@@ -65,6 +65,14 @@ export const MIGRATIONS: string[] = [
      digest TEXT NOT NULL UNIQUE, -- SHA-256 of the code
      expires_at BIGINT NOT NULL
    );`,
+  // Limits counted for all nodes together (the account page's registration limits): a count a
+  // key in a window of time that began at started_at.
+  `CREATE TABLE window_counts (
+     key TEXT COLLATE "C" PRIMARY KEY, -- the limit's name, a space, what it counts (an address, or '')
+     started_at BIGINT NOT NULL,
+     count INTEGER NOT NULL
+   );
+   CREATE INDEX window_counts_by_start ON window_counts (started_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

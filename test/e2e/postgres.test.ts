@@ -1,6 +1,6 @@
 // Several nodes of dist/server.js on one PostgreSQL database (a throwaway cluster, see
 // test/helpers/postgres.ts): what one node records, every other sees at once; the guessing
-// throttle counts across them; a node killed does not stop the others; a database that is away is
+// throttle and the registration limits count across them; a node killed does not stop the others; a database that is away is
 // answered in time and in the envelope, and the nodes serve again once it is back; the password
 // of the database URL is never shown. Without PostgreSQL on the machine these skip, saying so.
 import { test, describe, before, after } from 'node:test';
@@ -82,6 +82,22 @@ describe('several nodes on one PostgreSQL database', { skip: postgresMissing }, 
     assert.ok(checked >= 5 && checked <= 7, `${checked} of 12 checked: ${statuses.join(' ')}`);
     assert.deepEqual(statuses.filter((s) => s !== 401 && s !== 429), [], statuses.join(' '));
     assert.equal((await login(b, 'Guessed', PW, '127.0.1.41')).status, 200, 'the player, from another address');
+  });
+
+  test('the registration limits count across nodes: sign-ups spread over two get the limits of one', async () => {
+    const args = ['--db', cluster.url(), '--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '3'];
+    const [c, d] = await Promise.all([startServer(args), startServer(args)]);
+    try {
+      const register = (node: RunningServer, name: string, from: string): Promise<Answer> => call(node.port, '/account/register', { from, body: { name, password: PW } });
+      const statuses = [await register(c, 'Signup1', '127.0.1.50'), await register(d, 'Signup2', '127.0.1.50'), await register(c, 'Signup3', '127.0.1.50')].map((r) => r.status);
+      assert.deepEqual(statuses, [200, 200, 429], 'two from one address, over both nodes');
+      assert.equal((await register(d, 'Signup4', '127.0.1.51')).status, 200, 'the third of the hour');
+      const fourth = await register(c, 'Signup5', '127.0.1.52');
+      assert.equal(fourth.status, 429, JSON.stringify(fourth.body));
+      assert.match(fourth.body.error, /^Too many registrations this hour: sign up with an invite code/);
+    } finally {
+      await Promise.all([c.stop(), d.stop()]);
+    }
   });
 
   test('200 login-and-join cycles, 8 at a time, spread over both nodes: every acknowledged join is seen by both', async () => {
