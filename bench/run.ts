@@ -1,5 +1,6 @@
 // The benchmark: `npm run bench -- [--users N] [--duration S] [--warmup S] [--connections N]
-// [--generator wrk|autocannon] [--scale 100000,1000000] [--scale-duration S] [--compare FILE]`.
+// [--generator wrk|autocannon] [--scale 100000,1000000] [--scale-duration S] [--compare FILE]
+// [--postgres]`.
 //
 // In one run it seeds a database with N players (each with a live token and a fresh join) and
 // loads, on that database, a bare node:http baseline, the popular stack (fastify with JSON-schema
@@ -14,13 +15,17 @@
 // separate cores where `taskset` exists. It prints tables and writes the same under bench/results/.
 // --compare loads another build of the server (an earlier dist/server.js, copied aside) in the same
 // run, on every endpoint but /auth: a before and after that one run's conditions hold alike.
+// --postgres adds, at each size of --scale, dist/server.js on a throwaway PostgreSQL cluster (the
+// tests' helper, test/helpers/postgres.ts) holding the same players: /hasJoined, /join and /auth
+// on one node, then on two, with the CPU the database spent a request beside the nodes'.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { availableGenerator, runLoad, type Generator, type LoadResult } from './load.ts';
-import { nameOf, PASSWORD, seed, SERVER_ID, tokenOf, uuidOf } from './seed.ts';
+import type { Cluster } from '../test/helpers/postgres.ts';
+import { nameOf, PASSWORD, seed, seedPostgres, SERVER_ID, tokenOf, uuidOf } from './seed.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -33,6 +38,7 @@ const { values } = parseArgs({
     scale: { type: 'string', default: '100000,1000000' },
     'scale-duration': { type: 'string', default: '5' },
     compare: { type: 'string' },
+    postgres: { type: 'boolean', default: false },
   },
 });
 const USERS = Number(values.users);
@@ -47,6 +53,10 @@ for (const [name, n] of numbers) {
 }
 if (values.generator !== undefined && values.generator !== 'wrk' && values.generator !== 'autocannon') throw new Error('--generator must be wrk or autocannon');
 const GENERATOR: Generator = (values.generator as Generator | undefined) ?? availableGenerator();
+// Off unless asked: a plain run needs no PostgreSQL, and these rows take minutes of their own.
+// Checked first, so that a run cannot fail for want of it at its end.
+const PG = values.postgres ? await import('../test/helpers/postgres.ts') : undefined;
+if (PG?.postgresMissing) throw new Error(`--postgres: ${PG.postgresMissing}`);
 
 // Pinning: the server on core 0, this process and the load generator on core 1.
 const PINNED = availableParallelism() >= 2 && spawnSync('taskset', ['--version']).status === 0;
@@ -97,18 +107,29 @@ function family(pid: number): number[] {
   return [pid, ...children.flatMap(family)];
 }
 
+/** The fields of /proc/PID/stat after the command's name (utime is [11], cutime [13]); none when it is gone. */
+function stat(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  } catch {
+    return [];
+  }
+}
+
+const ticksOf = (fields: string[], from: number, to: number): number => fields.slice(from, to + 1).reduce((sum, f) => sum + Number(f), 0);
+
 /** CPU seconds used so far by the processes (utime + stime). */
 function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return ticks / TICKS;
+  return pids.reduce((ticks, pid) => ticks + ticksOf(stat(pid), 11, 12), 0) / TICKS;
+}
+
+/**
+ * CPU seconds used so far by a PostgreSQL cluster: its postmaster (the pid in the data folder's
+ * postmaster.pid), its live children (backends, checkpointer, autovacuum...) and, through the
+ * postmaster's cutime + cstime, the children it has reaped: a backend that exits mid-load counts.
+ */
+function clusterCpuSeconds(postmaster: number): number {
+  return ticksOf(stat(postmaster), 11, 14) / TICKS + cpuSeconds(family(postmaster).slice(1));
 }
 
 /** A field of /proc/PID/status in MiB (0 when the process is gone). */
@@ -132,32 +153,58 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * Waits until the server has finished the work the warm-up left queued (logins keep hashing
  * after their clients are gone): under 20% of a core over 200 ms, or 30 s at most.
  */
-async function idle(pids: number[]): Promise<void> {
+async function idle(cpu: () => number): Promise<void> {
   for (let i = 0; i < 150; i++) {
-    const before = cpuSeconds(pids);
+    const before = cpu();
     await sleep(200);
-    if (cpuSeconds(pids) - before < 0.04) return;
+    if (cpu() - before < 0.04) return;
   }
 }
 
 interface Load extends LoadResult {
-  /** Cores the server used while loaded (1.0: one core fully). */
+  /** Cores the server (every node of the row) used while loaded (1.0: one core fully). */
   serverCpu: number;
-  /** Server CPU time a request answered, in µs. */
+  /** Server CPU time a request answered, in µs: of all the row's nodes, over the requests of all. */
   cpuUs: number;
+  /** The database's CPU time a request answered, in µs (the PostgreSQL rows). */
+  dbCpuUs?: number;
 }
 
-/** Loads `path` with `bodies` in turn, after a warm-up; `rate` caps requests/s (autocannon only). */
-async function load(s: Started, path: string, bodies: string[], seconds = DURATION, rate?: number): Promise<Load> {
-  const spec = { url: s.url, path, bodies, connections: CONNECTIONS, ...(rate ? { rate } : {}) };
-  await runLoad(GENERATOR, { ...spec, seconds: WARMUP });
-  const pids = family(s.child.pid!);
-  await idle(pids);
+interface LoadOptions {
+  seconds?: number;
+  /** Caps requests/s, shared out among the servers (autocannon only). */
+  rate?: number;
+  /** CPU seconds the database has used so far, counted apart from the servers'. */
+  database?: () => number;
+}
+
+/**
+ * Loads `path` on every server of `on` at once, the connections shared out among them, with
+ * `bodies` in turn. The counts are summed; p50 and p99 are the slowest server's, since one
+ * generator's latencies cannot be merged with another's into a percentile.
+ */
+async function loadAll(on: Started[], path: string, bodies: string[], seconds: number, rate?: number): Promise<LoadResult> {
+  const each = await Promise.all(
+    on.map((s) => runLoad(GENERATOR, { url: s.url, path, bodies, seconds, connections: Math.ceil(CONNECTIONS / on.length), ...(rate ? { rate: rate / on.length } : {}) })),
+  );
+  const sum = (field: 'requests' | 'rps' | 'errors' | 'non2xx'): number => each.reduce((total, r) => total + r[field], 0);
+  return { requests: sum('requests'), rps: sum('rps'), p50: Math.max(...each.map((r) => r.p50)), p99: Math.max(...each.map((r) => r.p99)), errors: sum('errors'), non2xx: sum('non2xx') };
+}
+
+/** Loads `path` on `on` (one server, or several nodes at once), after a warm-up. */
+async function load(on: Started | Started[], path: string, bodies: string[], { seconds = DURATION, rate, database }: LoadOptions = {}): Promise<Load> {
+  const servers = Array.isArray(on) ? on : [on];
+  await loadAll(servers, path, bodies, WARMUP, rate);
+  const pids = servers.flatMap((s) => family(s.child.pid!));
+  await idle(() => cpuSeconds(pids) + (database?.() ?? 0));
   const cpuBefore = cpuSeconds(pids);
+  const dbBefore = database?.() ?? 0;
   const began = performance.now();
-  const r = await runLoad(GENERATOR, { ...spec, seconds });
+  const r = await loadAll(servers, path, bodies, seconds, rate);
   const cpu = cpuSeconds(pids) - cpuBefore;
-  return { ...r, serverCpu: cpu / ((performance.now() - began) / 1000), cpuUs: r.requests > 0 ? (cpu * 1e6) / r.requests : NaN };
+  const db = (database?.() ?? 0) - dbBefore;
+  const perRequest = (used: number): number => (r.requests > 0 ? (used * 1e6) / r.requests : NaN);
+  return { ...r, serverCpu: cpu / ((performance.now() - began) / 1000), cpuUs: perRequest(cpu), ...(database ? { dbCpuUs: perRequest(db) } : {}) };
 }
 
 /** Raw scrypt rate with the service's parameters, `concurrency` at once, on the server's core. */
@@ -205,6 +252,10 @@ function bodiesOf(e: Endpoint, users: number): string[] {
   return Array.from({ length: BODIES }, () => JSON.stringify(e.body(pick)));
 }
 
+/** The endpoints of the PostgreSQL rows, and the player counts they run at (--scale's; --users without it). */
+const POSTGRES_PATHS = ['/hasJoined', '/join', '/auth'];
+const POSTGRES_SIZES = SCALE.length > 0 ? SCALE : [USERS];
+
 const serverArgs = (db: string, file = join(ROOT, 'dist', 'server.js')): string[] => [file, 'serve', '--db', db, '--port', '0', '--join-ttl', '86400'];
 
 interface Row extends Load {
@@ -237,7 +288,9 @@ try {
   const row = (endpoint: string, l: Load, peakRssMiB: number, base: Load | undefined, fastify?: Load, generator?: Generator): Row => {
     const r: Row = { endpoint, ...l, vsBaseline: base ? l.cpuUs / base.cpuUs : 1, peakRssMiB, ...(fastify ? { vsFastify: l.cpuUs / fastify.cpuUs } : {}), ...(generator ? { generator } : {}) };
     rows.push(r);
-    process.stdout.write(`${endpoint}: ${l.rps.toFixed(0)} requests/s, ${l.cpuUs.toFixed(1)} µs of server CPU a request\n`);
+    const db = l.dbCpuUs === undefined ? '' : `, ${l.dbCpuUs.toFixed(1)} µs of the database's`;
+    const failed = l.errors + l.non2xx > 0 ? ` (${l.errors} errors, ${l.non2xx} not 2xx)` : '';
+    process.stdout.write(`${endpoint}: ${l.rps.toFixed(0)} requests/s, ${l.cpuUs.toFixed(1)} µs of server CPU a request${db}${failed}\n`);
     return r;
   };
 
@@ -282,7 +335,7 @@ try {
   }
   const peak = peakRss(family(server.child.pid!)).max;
   const rate = Math.floor(results['/hasJoined']!.rps * 0.8);
-  const steady = await load(server, '/hasJoined', bodies['/hasJoined']!, DURATION, rate);
+  const steady = await load(server, '/hasJoined', bodies['/hasJoined']!, { rate });
   row('/hasJoined at 80% of its peak', steady, peakRss(family(server.child.pid!)).max, base, undefined, 'autocannon');
   await stop(server);
 
@@ -304,15 +357,56 @@ try {
     if (file !== db) await seeded(file, users);
     const s = await start(onServerCore([node, ...serverArgs(file)]));
     await sleep(1000);
-    await idle([s.child.pid!]);
+    await idle(() => cpuSeconds([s.child.pid!]));
     const idleRssMiB = statusMiB(s.child.pid!, 'VmRSS');
     const cpuUs: Record<string, number> = {};
-    for (const e of ENDPOINTS.filter((e) => e.path !== '/auth')) cpuUs[e.path] = (await load(s, e.path, bodiesOf(e, users), SCALE_DURATION)).cpuUs;
+    for (const e of ENDPOINTS.filter((e) => e.path !== '/auth')) cpuUs[e.path] = (await load(s, e.path, bodiesOf(e, users), { seconds: SCALE_DURATION })).cpuUs;
     const at = { users, startMs: s.startMs, idleRssMiB, cpuUs, peakRssMiB: peakRss([s.child.pid!]).max };
     scale.push(at);
     process.stdout.write(`${users} players: start ${at.startMs.toFixed(0)} ms, idle RSS ${idleRssMiB.toFixed(1)} MiB, peak ${at.peakRssMiB.toFixed(1)} MiB\n`);
     await stop(s);
     if (file !== db) rmSync(file, { force: true });
+  }
+
+  // PostgreSQL: one cluster for the run, a database of its own for each size, dropped after it;
+  // on it one node, then two (two processes, the connections shared out between them).
+  const postgresSeedSeconds: Record<number, number> = {};
+  let postgresVersion: string | undefined;
+  if (PG) {
+    const cluster: Cluster = await PG.startCluster();
+    // A signal skips the `finally` below: the cluster is removed first.
+    const onSignal = (): void => void cluster.remove().finally(() => process.exit(130));
+    process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+    try {
+      const postmaster = Number(readFileSync(join(cluster.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      // Started from this process, the cluster inherited its core, the generator's: both, as the nodes have.
+      if (PINNED) for (const pid of family(postmaster)) spawnSync('taskset', ['-a', '-cp', '0,1', String(pid)]);
+      const database = (): number => clusterCpuSeconds(postmaster);
+      postgresVersion = (await cluster.psql('SHOW server_version')).trim();
+      for (const users of POSTGRES_SIZES) {
+        const name = `bench_${users}`;
+        await cluster.psql(`CREATE DATABASE ${name}`, 'postgres');
+        process.stdout.write(`Seeding ${users} players into PostgreSQL...`);
+        postgresSeedSeconds[users] = await seedPostgres(cluster.url(name), users);
+        process.stdout.write(` ${postgresSeedSeconds[users]!.toFixed(1)} s\n`);
+        for (const count of [1, 2]) {
+          const nodes: Started[] = [];
+          try {
+            for (let i = 0; i < count; i++) nodes.push(await start(onAllCores([node, ...serverArgs(cluster.url(name))])));
+            for (const e of ENDPOINTS.filter((e) => POSTGRES_PATHS.includes(e.path))) {
+              const l = await load(nodes, e.path, bodiesOf(e, users), { database });
+              row(`postgres ${count} node${count > 1 ? 's' : ''} ${e.label} (${users} players)`, l, peakRss(nodes.flatMap((n) => family(n.child.pid!))).max, base);
+            }
+          } finally {
+            await Promise.all(nodes.map(stop));
+          }
+        }
+        await cluster.psql(`DROP DATABASE ${name} WITH (FORCE)`, 'postgres');
+      }
+    } finally {
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      await cluster.remove();
+    }
   }
 
   const report = {
@@ -334,20 +428,24 @@ try {
     scalingOneToTwoWorkers: twoWorkers.rps / results['/hasJoined']!.rps,
     rows,
     scale,
+    ...(PG ? { postgres: { version: postgresVersion, seedSeconds: postgresSeedSeconds } } : {}),
   };
 
   const fmt = (n: number | undefined, digits = 0): string => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));
   const times = (n: number | undefined): string => (n === undefined ? '' : `${n.toFixed(2)}×`);
+  // The database's CPU a request, a column of its own when there are PostgreSQL rows.
+  const dbColumn = PG !== undefined;
   const lines = [
-    `| Endpoint | Requests/s | p50 ms | p99 ms | server CPU | CPU µs/request | vs baseline | vs fastify | peak RSS MiB |`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|---:|`,
+    `| Endpoint | Requests/s | p50 ms | p99 ms | server CPU | CPU µs/request | vs baseline | vs fastify | peak RSS MiB |${dbColumn ? ' db CPU µs/request |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|${dbColumn ? '---:|' : ''}`,
     ...rows.map((r) => {
       // A server below 90% of its core was waiting for requests: the load generator held it back.
-      const held = r.serverCpu < 0.9 && !r.endpoint.includes('80%') && !r.endpoint.includes('workers') ? ' *' : '';
+      // Not said of the PostgreSQL rows, whose nodes wait on the database too, and have both cores.
+      const held = r.serverCpu < 0.9 && !r.endpoint.includes('80%') && !r.endpoint.includes('workers') && r.dbCpuUs === undefined ? ' *' : '';
       const by = r.generator ? ` (${r.generator})` : '';
       // /auth is measured against the raw scrypt rate, not the baseline (see below).
-      const vsBaseline = r.endpoint === '/auth' ? '' : times(r.vsBaseline);
-      return `| ${r.endpoint}${by} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.serverCpu * 100)}%${held} | ${fmt(r.cpuUs, 1)} | ${vsBaseline} | ${times(r.vsFastify)} | ${fmt(r.peakRssMiB, 1)} |`;
+      const vsBaseline = r.endpoint.includes('/auth') ? '' : times(r.vsBaseline);
+      return `| ${r.endpoint}${by} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.serverCpu * 100)}%${held} | ${fmt(r.cpuUs, 1)} | ${vsBaseline} | ${times(r.vsFastify)} | ${fmt(r.peakRssMiB, 1)} |${dbColumn ? ` ${fmt(r.dbCpuUs, 1)} |` : ''}`;
     }),
   ];
   const paths = ENDPOINTS.filter((e) => e.path !== '/auth');
@@ -368,6 +466,13 @@ try {
     `/auth: ${fmt(results['/auth']!.rps, 1)} logins/s against a raw scrypt rate of ${fmt(scrypt, 1)}/s (${hashConcurrency} at once, same core): ${fmt(report.authToScrypt * 100)}%.`,
     `Peak RSS of the server: ${fmt(rssBeforeAuth, 1)} MiB before /auth, ${fmt(peak, 1)} MiB overall; the baseline's: ${fmt(rows[0]!.peakRssMiB, 1)} MiB (idle after start ${fmt(baselineIdleRss, 1)} MiB); 2 workers: ${fmt(twoPeak.max, 1)} MiB the largest.`,
     `From start to listening: ${fmt(server.startMs)} ms. 1 → 2 workers: ${fmt(report.scalingOneToTwoWorkers, 2)}×.`,
+    ...(PG
+      ? [
+          `postgres rows: dist/server.js --db on a throwaway PostgreSQL ${postgresVersion} cluster (the tests' settings: fsync off; the rest its defaults), seeded in ${POSTGRES_SIZES.map((n) => `${fmt(postgresSeedSeconds[n], 1)} s (${n})`).join(', ')}.`,
+          `Nodes and database on ${PINNED ? 'both cores, the load generator on core 1' : 'every core, with the load generator'}; 2 nodes: two processes, the ${CONNECTIONS} connections shared out between them.`,
+          'CPU µs/request there: of every node (summed) over the requests of all; db CPU µs/request: of the cluster\'s processes (postmaster, backends and their reaped ones); p50 and p99: the slower node\'s.',
+        ]
+      : []),
   ];
   const scaleNote = `Each size on a fresh server: idle RSS (VmRSS) once it has started and settled, then ${SCALE_DURATION} s a row; peak RSS under that load, /auth aside.`;
   process.stdout.write(`\n${lines.join('\n')}\n\n${summary.join('\n')}\n${scale.length ? `\n${scaleLines.join('\n')}\n\n${scaleNote}\n` : ''}`);
