@@ -86,10 +86,10 @@ function openHint(db: string): string {
  * command that reads (list, backup, ...) refuses a path with no database instead of starting an
  * empty one.
  */
-async function open(db: string, { create, synchronous, env }: { create: boolean; synchronous?: Synchronous; env: Io['env'] }): Promise<Store> {
+async function open(db: string, { create, synchronous, env, serving = false }: { create: boolean; synchronous?: Synchronous; env: Io['env']; serving?: boolean }): Promise<Store> {
   if (isPostgresUrl(db)) {
     try {
-      return await openPostgresStore(db, env);
+      return await openPostgresStore(db, env, { serving });
     } catch (err) {
       throw new Error(`cannot open the database ${dbLabel(db)}: ${(err as Error).message}`);
     }
@@ -185,7 +185,7 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   // A worker listens on its primary's socket from systemd (node:cluster passes the fd number on to the primary).
   const systemdFd = systemdSocketFd(io.env, isWorker() ? process.ppid : process.pid);
   // With --workers, the primary logs the start-up warnings, once.
-  const store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env });
+  const store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env, serving: true });
   const running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd, limits: limitsOf(store) });
   // With --workers, the primary says where they listen, once.
   if (isWorker()) {

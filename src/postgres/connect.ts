@@ -117,11 +117,16 @@ export async function connectPostgres(url: string, env: Record<string, string | 
   });
 }
 
-/** Opens the PostgreSQL store at `url` (migrating it under an advisory lock when it is behind). */
-export async function openPostgresStore(url: string, env: Record<string, string | undefined>): Promise<Store> {
+/**
+ * Opens the PostgreSQL store at `url` (migrating it under an advisory lock when it is behind).
+ * `serving`: its calls are bounded (a server's); a command's (a `user list` of a large
+ * community) take as long as they take.
+ */
+export async function openPostgresStore(url: string, env: Record<string, string | undefined>, { serving = true } = {}): Promise<Store> {
   const sql = await connectPostgres(url, env);
   try {
-    const store = withDeadlines(await createPostgresStore(sql));
+    const opened = await createPostgresStore(sql);
+    const store = serving ? withDeadlines(opened) : opened;
     const limits = databaseWindowLimits(sql);
     sharedLimits.set(store, (name, limit, windowMs) => {
       const { take, giveBack } = limits(name, limit, windowMs);

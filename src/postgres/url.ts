@@ -7,16 +7,16 @@ export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.tes
 const MASK = '********';
 
 /**
- * The URL with its password masked, in the user part and as a `password` parameter: what a log
- * line, an error or --print-config shows. The user part ends at the last "@" before the query, so
- * a password holding "@" or "/" is masked whole.
+ * The URL with its password masked, in the user part and as a `password` or `sslpassword`
+ * parameter: what a log line, an error or --print-config shows. The user part is taken to end
+ * at the last "@" of the whole URL, so a password holding "@", "/" or "?" is masked whole (an
+ * "@" in a parameter masks more than the password, never less).
  */
 export function maskDbUrl(db: string): string {
   if (!isPostgresUrl(db)) return db;
   const from = db.indexOf('://') + 3;
-  const query = db.indexOf('?');
-  const at = db.lastIndexOf('@', query === -1 ? db.length : query);
+  const at = db.lastIndexOf('@');
   const colon = db.indexOf(':', from);
   const masked = at > from && colon !== -1 && colon < at ? `${db.slice(0, colon + 1)}${MASK}${db.slice(at)}` : db;
-  return masked.replace(/([?&]password=)[^&]*/gi, `$1${MASK}`);
+  return masked.replace(/([?&](?:ssl)?password=)[^&]*/gi, `$1${MASK}`);
 }

@@ -14,6 +14,10 @@ test('the password is masked wherever the URL holds it, and nothing else changes
     // A password holding "@" or "/" as typed (not percent-encoded) is masked whole.
     ['postgres://u:a@b/c@host/db', 'postgres://u:********@host/db'],
     ['postgres://u@host/db?sslmode=require&password=s3cret&x=1', 'postgres://u@host/db?sslmode=require&password=********&x=1'],
+    ['postgres://u@host/db?sslmode=verify-full&sslpassword=k3y', 'postgres://u@host/db?sslmode=verify-full&sslpassword=********'],
+    // A "?" or "#" in the password as typed: the query is not where it seems to begin.
+    ['postgres://u:pa?ss@host/db', 'postgres://u:********@host/db'],
+    ['postgres://u:pa#s/s?x@host:5432/db?sslmode=disable', 'postgres://u:********@host:5432/db?sslmode=disable'],
     ['postgres://u@host/db', 'postgres://u@host/db'],
     ['postgres://host:5432/db', 'postgres://host:5432/db'],
     ['mcauth.db', 'mcauth.db'],
