@@ -17,3 +17,10 @@ export function runtimeProblem(versions: Record<string, string | undefined>): st
   }
   return below(node, MIN_NODE) ? `mcauth needs Node.js ${MIN_NODE.join('.')} or later; this is Node.js ${node}.` : undefined;
 }
+
+/**
+ * Errors that need not end the process: a part that knows its own fault (the PostgreSQL
+ * driver's, see src/postgres/connect.ts) registers here, recovers, and says what it did; the
+ * uncaught-error handler of server.ts asks before it ends the process.
+ */
+export const recoverable: ((err: Error) => string | undefined)[] = [];

@@ -3,6 +3,7 @@
 // (postgres.js, an optional peer dependency) is loaded only then, and how a database that is away
 // is answered: within a bound, as "temporarily unavailable", never as a hang or a crash.
 import { readFileSync } from 'node:fs';
+import { recoverable } from '../runtime.ts';
 import type { Options, Sql } from 'postgres';
 import { ServiceError } from '../service/errors.ts';
 import type { Store } from '../store/store.ts';
@@ -94,6 +95,47 @@ const sharedLimits = new WeakMap<Store, WindowLimits>();
 export const limitsOf = (store: Store): WindowLimits | undefined => sharedLimits.get(store);
 
 /**
+ * The pools open here, each able to replace its driver instance. postgres.js 3.4.9 can throw
+ * from a timer when a connection closes with a write pending (porsager/postgres#1154, #1208:
+ * `nextWrite` on a null socket), which nothing can catch and which leaves that connection unable
+ * to send again. A database failing over closes connections just so; rather than end the
+ * process, every pool is replaced by a new one (the old ended), and requests go on.
+ */
+const replaceable = new Set<() => void>();
+
+/** Whether `err` is that fault of the driver's: thrown from its connection's write, from a timer. */
+const isDriverFault = (err: Error): boolean => err instanceof TypeError && /nextWrite[^\n]*postgres[\\/](?:cjs[\\/])?src[\\/]connection\.js/.test(err.stack ?? '');
+
+recoverable.push((err) => {
+  if (!isDriverFault(err) || replaceable.size === 0) return undefined;
+  for (const replace of replaceable) replace();
+  return `the PostgreSQL driver failed on a connection that had closed (${err.message}); its connections were replaced`;
+});
+
+/**
+ * A driver instance that forwards every use to the current one of `open`'s, so that the pool
+ * behind it can be replaced (see replaceable) without the store noticing; `end` ends it for good.
+ */
+function replaceablePool(open: () => Sql): Sql {
+  let current = open();
+  const replace = (): void => {
+    const broken = current;
+    current = open();
+    void broken.end({ timeout: 0 }).catch(() => {});
+  };
+  replaceable.add(replace);
+  const forward = (key: string | symbol): unknown => {
+    const value = (current as unknown as Record<string | symbol, unknown>)[key];
+    if (key === 'end') return (...args: unknown[]) => (replaceable.delete(replace), (value as (...a: unknown[]) => unknown).apply(current, args));
+    return typeof value === 'function' ? value.bind(current) : value;
+  };
+  return new Proxy(current, {
+    apply: (_target, _this, args: unknown[]) => (current as unknown as (...a: unknown[]) => unknown)(...args),
+    get: (_target, key) => forward(key),
+  });
+}
+
+/**
  * The driver connected to `url` as every part of mcauth uses it: the password from where
  * passwordFromFile says, the timeouts above, a quiet log. `connections`: the pool's size (a
  * copy, which works in one transaction, needs one).
@@ -101,7 +143,7 @@ export const limitsOf = (store: Store): WindowLimits | undefined => sharedLimits
 export async function connectPostgres(url: string, env: Record<string, string | undefined>, { connections = POOL_SIZE } = {}): Promise<Sql> {
   const postgres = await loadDriver();
   const password = passwordFromFile(env);
-  return postgres(url, {
+  return replaceablePool(() => postgres(url, {
     ...(password === undefined ? {} : { password }),
     // libpq's read-write, as the driver can tell it: postgres.js takes a hot standby for
     // read-write (it asks a setting a standby leaves off), and a primary is what takes writes.
@@ -114,7 +156,7 @@ export async function connectPostgres(url: string, env: Record<string, string | 
     // Notices (a migration's "already exists, skipping") are not for the log.
     onnotice: () => {},
     connection: { application_name: 'mcauth' },
-  });
+  }));
 }
 
 /**

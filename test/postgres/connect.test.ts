@@ -1,0 +1,30 @@
+// The driver's known fault (postgres.js 3.4.9 throwing from a timer on a closed connection) is
+// recovered from by replacing the pool, not by ending the process; any other error is not.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { connectPostgres } from '../../src/postgres/connect.ts';
+import { recoverable } from '../../src/runtime.ts';
+
+/** The error as the driver throws it, from a timer (stack as Node prints it). */
+function driverFault(): TypeError {
+  const err = new TypeError("Cannot read properties of null (reading 'write')");
+  err.stack = `${err.name}: ${err.message}\n    at Immediate.nextWrite (file:///srv/mcauth/node_modules/postgres/src/connection.js:255:22)\n    at process.processImmediate (node:internal/timers:574:21)`;
+  return err;
+}
+
+test("the driver's fault on a closed connection replaces the pool; other errors are left to end the process", async () => {
+  // No connection is made until a query: a pool to nowhere will do.
+  const sql = await connectPostgres('postgres://nobody@127.0.0.1:9/none', {});
+  try {
+    const before = sql.options;
+    const said = recoverable.map((recover) => recover(driverFault())).filter((s) => s !== undefined);
+    assert.equal(said.length, 1);
+    assert.match(said[0]!, /connections were replaced/);
+    assert.notEqual(sql.options, before, 'a new pool behind the same handle');
+    const other = new TypeError("Cannot read properties of null (reading 'write')");
+    assert.deepEqual(recoverable.map((recover) => recover(other)).filter((s) => s !== undefined), [], 'a fault elsewhere is not recovered');
+  } finally {
+    await sql.end({ timeout: 0 });
+  }
+  assert.deepEqual(recoverable.map((recover) => recover(driverFault())).filter((s) => s !== undefined), [], 'with no pool open, nothing to recover');
+});
