@@ -46,7 +46,7 @@ const byKey = (key: string): Table['order'] => ({ sqlite: key, postgres: key });
  * reads to keep a player's newest: SQLite's rowid, PostgreSQL's `stored`, numbered anew by the
  * target in the same order.
  */
-const TABLES: Table[] = [
+export const TABLES: Table[] = [
   { name: 'textures', columns: { hash: 'text', png: 'bytes' }, order: byKey('hash'), batch: TEXTURE_BATCH_ROWS },
   {
     name: 'users',
