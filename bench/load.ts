@@ -5,6 +5,7 @@
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -36,6 +37,17 @@ export interface LoadResult {
 /** wrk when it runs here, else autocannon. */
 export function availableGenerator(): Generator {
   return spawnSync('wrk', ['--version']).error === undefined ? 'wrk' : 'autocannon';
+}
+
+/** The generator's name and version, as a report names it: "wrk 4.1.0", "autocannon 9.0.0". */
+export function generatorVersion(generator: Generator): string {
+  if (generator === 'wrk') {
+    // wrk prints its version before its usage, and exits 1.
+    const r = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+    return /^wrk \S+/m.exec(`${r.stdout}${r.stderr}`)?.[0] ?? 'wrk';
+  }
+  const { version } = createRequire(import.meta.url)('autocannon/package.json') as { version: string };
+  return `autocannon ${version}`;
 }
 
 export function runLoad(generator: Generator, spec: LoadSpec): Promise<LoadResult> {

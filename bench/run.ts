@@ -1,39 +1,50 @@
 // The benchmark: `npm run bench -- [--users N] [--duration S] [--warmup S] [--connections N]
-// [--generator wrk|autocannon] [--scale 100000,1000000] [--scale-duration S] [--compare FILE]
-// [--postgres]`.
+// [--rounds N] [--generator wrk|autocannon] [--scale 100000,1000000] [--scale-duration S]
+// [--compare FILE] [--postgres]`.
 //
 // In one run it seeds a database with N players (each with a live token and a fresh join) and
-// loads, on that database, a bare node:http baseline, the popular stack (fastify with JSON-schema
-// validation over node:sqlite, bench/fastify.ts) and the built dist/server.js: /hasJoined,
-// /profile, /profiles (10 names), /join and /auth with random players, then /hasJoined at 80% of
-// its peak (for its p99), then 2 workers. Each row gives the server's CPU time a request, from
-// /proc (utime + stime of the server and its workers over the requests answered): a figure the
-// load generator cannot flatter, unlike requests/s when the generator, not the server, is the
-// limit. The load comes from wrk when it is installed, from autocannon otherwise (bench/load.ts).
+// loads, on that database: the floor (bench/floor.ts: node:http, JSON.parse, one Map look-up,
+// JSON.stringify), a bare node:http baseline, the popular stack (fastify with JSON-schema
+// validation over node:sqlite, bench/fastify.ts) and the built dist/server.js: /hasJoined (with
+// its log line, and again with --log-level error), /profile, /profiles (10 names), /join,
+// /hasJoined at 80% of its peak (for its p99), then 2 workers. It loads them in --rounds rounds,
+// each server in turn in each (A B C A B C ...), so that a change in the machine's load weighs on
+// all of them alike: a row's figures are the medians of its rounds', and each ratio the median of
+// the rounds' ratios. When the baseline's or the floor's CPU a request moves more than
+// MAX_REFERENCE_SPREAD between rounds, the run quotes no ratio. Then /auth, once.
+// Each row gives the server's CPU time a request, from /proc (utime + stime of the server and its
+// workers over the requests answered): a figure the load generator cannot flatter, unlike
+// requests/s when the generator, not the server, is the limit; the row says which was. The load
+// comes from wrk when it is installed, from autocannon otherwise (bench/load.ts).
 // Then, for each player count of --scale, a fresh server on a database of that size: time to
 // listen, idle RSS after start, CPU a request and peak RSS under load. Server and load run on
 // separate cores where `taskset` exists. It prints tables and writes the same under bench/results/.
 // --compare loads another build of the server (an earlier dist/server.js, copied aside) in the same
-// run, on every endpoint but /auth: a before and after that one run's conditions hold alike.
+// rounds, on every endpoint but /auth: a before and after that one run's conditions hold alike.
 // --postgres adds, at each size of --scale, dist/server.js on a throwaway PostgreSQL cluster (the
 // tests' helper, test/helpers/postgres.ts) holding the same players: /hasJoined, /join and /auth
-// on one node, then on two, with the CPU the database spent a request beside the nodes'.
+// on one node, then on two, with the CPU the database spent a request beside the nodes'; these
+// rows are loaded once, after the rounds.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { availableGenerator, runLoad, type Generator, type LoadResult } from './load.ts';
+import { availableGenerator, generatorVersion, runLoad, type Generator, type LoadResult } from './load.ts';
+import { nameOf, tokenOf, uuidOf } from './players.ts';
 import type { Cluster } from '../test/helpers/postgres.ts';
-import { nameOf, PASSWORD, seed, seedPostgres, SERVER_ID, tokenOf, uuidOf } from './seed.ts';
+import { PASSWORD, seed, seedPostgres, SERVER_ID } from './seed.ts';
 
 const ROOT = join(import.meta.dirname, '..');
+const SERVER_JS = join(ROOT, 'dist', 'server.js');
 const { values } = parseArgs({
   options: {
     users: { type: 'string', default: '100000' },
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '3' },
     generator: { type: 'string' },
     scale: { type: 'string', default: '100000,1000000' },
     'scale-duration': { type: 'string', default: '5' },
@@ -45,9 +56,18 @@ const USERS = Number(values.users);
 const DURATION = Number(values.duration);
 const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
+const ROUNDS = Number(values.rounds);
 const SCALE_DURATION = Number(values['scale-duration']);
 const SCALE = values.scale === '' ? [] : values.scale.split(',').map(Number);
-const numbers: [string, number][] = [['users', USERS], ['duration', DURATION], ['warmup', WARMUP], ['connections', CONNECTIONS], ['scale-duration', SCALE_DURATION], ...SCALE.map((n): [string, number] => ['scale', n])];
+const numbers: [string, number][] = [
+  ['users', USERS],
+  ['duration', DURATION],
+  ['warmup', WARMUP],
+  ['connections', CONNECTIONS],
+  ['rounds', ROUNDS],
+  ['scale-duration', SCALE_DURATION],
+  ...SCALE.map((n): [string, number] => ['scale', n]),
+];
 for (const [name, n] of numbers) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be whole numbers above 0`);
 }
@@ -63,38 +83,84 @@ const PINNED = availableParallelism() >= 2 && spawnSync('taskset', ['--version']
 if (PINNED) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
 const onServerCore = (command: string[]): string[] => (PINNED ? ['taskset', '-c', '0', ...command] : command);
 const onAllCores = (command: string[]): string[] => (PINNED ? ['taskset', '-c', '0,1', ...command] : command);
+/** The cores the rows on every core share: the two pinned ones, or all of them. */
+const ALL_CORES = PINNED ? 2 : availableParallelism();
 
 /** Random request bodies made ahead for each load. */
 const BODIES = 10_000;
 /** Clock ticks a second in /proc/PID/stat (USER_HZ: 100 on Linux). */
 const TICKS = 100;
 
+/** A process above this share of a core was busy all along: it, not what fed it, set the rate. */
+const BUSY = 0.9;
+/**
+ * The most the baseline's or the floor's CPU a request may move between rounds (largest ÷
+ * smallest) for a run to quote ratios: past it the machine's load changed under the run, and a
+ * ratio would measure that change as much as the servers.
+ */
+const MAX_REFERENCE_SPREAD = 1.25;
+
 interface Started {
   child: ChildProcess;
   url: string;
-  /** From spawn to the listen line, in ms. */
+  /** From spawn to listening, in ms. */
   startMs: number;
 }
 
-/** Starts a process and resolves once its output names the address it listens on. */
-function start(command: string[]): Promise<Started> {
+/** Servers started and not yet stopped: stopped in the end should the run fail. */
+const running = new Set<Started>();
+
+/**
+ * Starts a server and resolves once its output names the address it listens on; or, given the
+ * `port` it was told to use, once that port takes a connection (at --log-level error mcauth
+ * prints no listening line).
+ */
+function start(command: string[], port?: number): Promise<Started> {
   const began = performance.now();
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((ready, fail) => {
     let out = '';
+    const listening = (url: string): void => {
+      const s = { child, url, startMs: performance.now() - began };
+      running.add(s);
+      ready(s);
+    };
     const onData = (d: Buffer): void => {
       out += d.toString('utf8');
       const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) ready({ child, url: m[1]!, startMs: performance.now() - began });
+      if (m && port === undefined) listening(m[1]!);
       if (out.length > 1e6) out = out.slice(-1000);
     };
     // The server logs a line a request: keep reading, or the pipe fills and stalls it.
     child.stdout!.on('data', onData);
     child.once('exit', (code) => fail(new Error(`${command.join(' ')} exited (${code}) before listening:\n${out}`)));
+    const probe = (): void => {
+      const socket = connect(port!, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        listening(`http://127.0.0.1:${port}`);
+      });
+      socket.once('error', () => {
+        if (child.exitCode === null) setTimeout(probe, 20);
+      });
+    };
+    if (port !== undefined) probe();
+  });
+}
+
+/** A port free now, for a server that will not say which it took. */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer().once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => done(port));
+    });
   });
 }
 
 function stop(s: Started): Promise<void> {
+  running.delete(s);
   return new Promise((done) => {
     s.child.once('exit', () => done());
     s.child.kill('SIGTERM');
@@ -121,6 +187,14 @@ const ticksOf = (fields: string[], from: number, to: number): number => fields.s
 /** CPU seconds used so far by the processes (utime + stime). */
 function cpuSeconds(pids: number[]): number {
   return pids.reduce((ticks, pid) => ticks + ticksOf(stat(pid), 11, 12), 0) / TICKS;
+}
+
+/**
+ * CPU seconds used so far by the load generator: this process's (autocannon runs in it) and,
+ * through its cutime + cstime, those of the children it has reaped (each wrk, once it exits).
+ */
+function generatorCpuSeconds(): number {
+  return ticksOf(stat(process.pid), 11, 14) / TICKS;
 }
 
 /**
@@ -164,8 +238,12 @@ async function idle(cpu: () => number): Promise<void> {
 interface Load extends LoadResult {
   /** Cores the server (every node of the row) used while loaded (1.0: one core fully). */
   serverCpu: number;
+  /** Cores the load generator used meanwhile (its core is core 1 when pinned). */
+  generatorCpu: number;
   /** Server CPU time a request answered, in µs: of all the row's nodes, over the requests of all. */
   cpuUs: number;
+  /** Cores the database used while loaded (the PostgreSQL rows). */
+  dbCpu?: number;
   /** The database's CPU time a request answered, in µs (the PostgreSQL rows). */
   dbCpuUs?: number;
 }
@@ -198,13 +276,22 @@ async function load(on: Started | Started[], path: string, bodies: string[], { s
   const pids = servers.flatMap((s) => family(s.child.pid!));
   await idle(() => cpuSeconds(pids) + (database?.() ?? 0));
   const cpuBefore = cpuSeconds(pids);
+  const generatorBefore = generatorCpuSeconds();
   const dbBefore = database?.() ?? 0;
   const began = performance.now();
   const r = await loadAll(servers, path, bodies, seconds, rate);
+  const elapsed = (performance.now() - began) / 1000;
   const cpu = cpuSeconds(pids) - cpuBefore;
+  const generator = generatorCpuSeconds() - generatorBefore;
   const db = (database?.() ?? 0) - dbBefore;
   const perRequest = (used: number): number => (r.requests > 0 ? (used * 1e6) / r.requests : NaN);
-  return { ...r, serverCpu: cpu / ((performance.now() - began) / 1000), cpuUs: perRequest(cpu), ...(database ? { dbCpuUs: perRequest(db) } : {}) };
+  return {
+    ...r,
+    serverCpu: cpu / elapsed,
+    generatorCpu: generator / elapsed,
+    cpuUs: perRequest(cpu),
+    ...(database ? { dbCpu: db / elapsed, dbCpuUs: perRequest(db) } : {}),
+  };
 }
 
 /** Raw scrypt rate with the service's parameters, `concurrency` at once, on the server's core. */
@@ -256,16 +343,125 @@ function bodiesOf(e: Endpoint, users: number): string[] {
 const POSTGRES_PATHS = ['/hasJoined', '/join', '/auth'];
 const POSTGRES_SIZES = SCALE.length > 0 ? SCALE : [USERS];
 
-const serverArgs = (db: string, file = join(ROOT, 'dist', 'server.js')): string[] => [file, 'serve', '--db', db, '--port', '0', '--join-ttl', '86400'];
+const serverArgs = (db: string, { file = SERVER_JS, port = 0 }: { file?: string; port?: number } = {}): string[] => [
+  file,
+  'serve',
+  '--db',
+  db,
+  '--port',
+  String(port),
+  '--join-ttl',
+  '86400',
+];
 
-interface Row extends Load {
+/** The paths the floor and fastify serve. */
+const FLOOR_PATHS = ['/hasJoined', '/profile'];
+const BASELINE = 'baseline (bare node:http)';
+const LOG_OFF = '/hasJoined (log off)';
+const TWO_WORKERS = '/hasJoined, 2 workers (all cores)';
+/** The rows whose steadiness between rounds decides whether the run quotes ratios. */
+const REFERENCES = [...FLOOR_PATHS.map((path) => `floor ${path}`), BASELINE];
+
+/** A row of the table: what is loaded, and what it is compared with. */
+interface RowSpec {
   endpoint: string;
-  /** CPU a request against the baseline's, and against fastify's on the same endpoint. */
-  vsBaseline: number;
-  vsFastify?: number;
+  path: string;
+  /** Compared with fastify's row of the same path, if fastify serves it. */
+  vsFastify?: boolean;
+  /** No ratio: /auth is measured against the raw scrypt rate instead. */
+  noRatio?: boolean;
+  /** The server has every core (its workers, or beside PostgreSQL), shared with the generator. */
+  allCores?: boolean;
+  /** Held at a set rate, by this generator: the rate, not the server, is its limit. */
+  rateBy?: Generator;
+}
+
+/** One load of a row: its figures and the peak RSS of its server so far. */
+interface Measured extends Load {
   peakRssMiB: number;
+}
+
+/**
+ * What set a row's rate. On one core: the server, when it was busy all along; else the generator,
+ * when it was; else neither (a machine busy with other work, or a server waiting). On every core:
+ * the cores, when server, database and generator together kept them busy.
+ */
+type Limit = 'server' | 'generator' | 'neither' | 'the cores' | 'the rate';
+
+function limitOf(spec: RowSpec, m: Load): Limit {
+  if (spec.rateBy) return 'the rate';
+  if (spec.allCores && m.serverCpu + (m.dbCpu ?? 0) + m.generatorCpu >= BUSY * ALL_CORES) return 'the cores';
+  if (!spec.allCores && m.serverCpu >= BUSY) return 'server';
+  return m.generatorCpu >= BUSY ? 'generator' : 'neither';
+}
+
+interface Row extends Measured {
+  endpoint: string;
+  limit: Limit;
+  /** Largest ÷ smallest CPU a request of its rounds. */
+  spread?: number;
+  /** Medians of the per-round ratios of CPU a request; none when the run was unsteady. */
+  vsFloor?: number;
+  vsBaseline?: number;
+  vsFastify?: number;
   /** The generator that loaded this row, when it is not the run's. */
   generator?: Generator;
+  /** Each round's figures: one, for a row loaded once. */
+  rounds: Measured[];
+}
+
+function median(xs: number[]): number {
+  const sorted = xs.toSorted((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A row's figures over its rounds: the median of each, but the counts summed and the peak RSS the largest. */
+function summarize(rounds: Measured[]): Measured {
+  const med = (field: (m: Measured) => number): number => median(rounds.map(field));
+  const total = (field: 'requests' | 'errors' | 'non2xx'): number => rounds.reduce((sum, m) => sum + m[field], 0);
+  return {
+    requests: total('requests'),
+    rps: med((m) => m.rps),
+    p50: med((m) => m.p50),
+    p99: med((m) => m.p99),
+    errors: total('errors'),
+    non2xx: total('non2xx'),
+    serverCpu: med((m) => m.serverCpu),
+    generatorCpu: med((m) => m.generatorCpu),
+    cpuUs: med((m) => m.cpuUs),
+    ...(rounds[0]!.dbCpuUs === undefined ? {} : { dbCpu: med((m) => m.dbCpu!), dbCpuUs: med((m) => m.dbCpuUs!) }),
+    peakRssMiB: Math.max(...rounds.map((m) => m.peakRssMiB)),
+  };
+}
+
+/**
+ * The median over the rounds of a row's CPU a request ÷ the reference's in the same round. A row
+ * loaded once (after the rounds) is set against the reference of each round.
+ */
+function ratio(row: Measured[], reference: Measured[]): number {
+  return median(reference.map((ref, i) => (row.length === 1 ? row[0]! : row[i]!).cpuUs / ref.cpuUs));
+}
+
+const spreadOf = (rounds: Measured[]): number => Math.max(...rounds.map((m) => m.cpuUs)) / Math.min(...rounds.map((m) => m.cpuUs));
+
+/** Every load of the run, by row, in the order of the first round. */
+const loaded = new Map<string, { spec: RowSpec; rounds: Measured[] }>();
+
+/** Loads a row once (in `round`, if it is one of the rounds'), keeps its figures and reports them. */
+async function measure(spec: RowSpec, on: Started | Started[], bodies: string[], options: LoadOptions = {}, round?: number): Promise<Measured> {
+  const servers = Array.isArray(on) ? on : [on];
+  const l = await load(servers, spec.path, bodies, options);
+  const m: Measured = { ...l, peakRssMiB: peakRss(servers.flatMap((s) => family(s.child.pid!))).max };
+  const entry = loaded.get(spec.endpoint) ?? { spec, rounds: [] };
+  entry.rounds.push(m);
+  loaded.set(spec.endpoint, entry);
+  const when = round === undefined ? '' : `round ${round}/${ROUNDS} `;
+  const db = l.dbCpuUs === undefined ? '' : `, ${l.dbCpuUs.toFixed(1)} µs of the database's`;
+  const failed = l.errors + l.non2xx > 0 ? ` (${l.errors} errors, ${l.non2xx} not 2xx)` : '';
+  const cpu = `server ${(l.serverCpu * 100).toFixed(0)}%, generator ${(l.generatorCpu * 100).toFixed(0)}% of a core`;
+  process.stdout.write(`${when}${spec.endpoint}: ${l.rps.toFixed(0)} requests/s, ${l.cpuUs.toFixed(1)} µs of server CPU a request${db}; ${cpu}${failed}\n`);
+  return m;
 }
 
 interface ScaleRow {
@@ -282,34 +478,18 @@ try {
   const db = join(dir, 'bench.db');
   const seedSeconds = await seeded(db, USERS);
   const bodies = Object.fromEntries(ENDPOINTS.map((e) => [e.path, bodiesOf(e, USERS)]));
-  process.stdout.write(`Load generator: ${GENERATOR}${GENERATOR === 'wrk' ? '' : ' (wrk is not installed)'}\n`);
+  const generatorName = generatorVersion(GENERATOR);
+  const generatorNote =
+    GENERATOR === 'wrk' ? 'one thread, a process of its own' : values.generator === 'autocannon' ? 'in this process, as asked' : 'in this process: wrk is not installed';
+  process.stdout.write(`Load generator: ${generatorName} (${generatorNote})\n`);
 
-  const rows: Row[] = [];
-  const row = (endpoint: string, l: Load, peakRssMiB: number, base: Load | undefined, fastify?: Load, generator?: Generator): Row => {
-    const r: Row = { endpoint, ...l, vsBaseline: base ? l.cpuUs / base.cpuUs : 1, peakRssMiB, ...(fastify ? { vsFastify: l.cpuUs / fastify.cpuUs } : {}), ...(generator ? { generator } : {}) };
-    rows.push(r);
-    const db = l.dbCpuUs === undefined ? '' : `, ${l.dbCpuUs.toFixed(1)} µs of the database's`;
-    const failed = l.errors + l.non2xx > 0 ? ` (${l.errors} errors, ${l.non2xx} not 2xx)` : '';
-    process.stdout.write(`${endpoint}: ${l.rps.toFixed(0)} requests/s, ${l.cpuUs.toFixed(1)} µs of server CPU a request${db}${failed}\n`);
-    return r;
-  };
-
+  // Every server of the rounds starts now and stays up; those not loaded idle meanwhile.
+  const floor = await start(onServerCore([node, join(ROOT, 'bench', 'floor.ts'), String(USERS)]));
   const baseline = await start(onServerCore([node, join(ROOT, 'bench', 'baseline.ts')]));
   await sleep(1000);
   const baselineIdleRss = statusMiB(baseline.child.pid!, 'VmRSS');
-  const base = await load(baseline, '/hasJoined', bodies['/hasJoined']!);
-  row('baseline (bare node:http)', base, peakRss([baseline.child.pid!]).max, undefined);
-  await stop(baseline);
-  const generatorLimited = base.serverCpu < 0.9;
-
   const fastify = await start(onServerCore([node, join(ROOT, 'bench', 'fastify.ts'), db]));
-  const fastifyLoads: Record<string, Load> = {};
-  for (const path of ['/hasJoined', '/profile']) {
-    fastifyLoads[path] = await load(fastify, path, bodies[path]!);
-    row(`fastify ${path}`, fastifyLoads[path]!, peakRss([fastify.child.pid!]).max, base);
-  }
-  await stop(fastify);
-
+  let other: Started | undefined;
   if (values.compare !== undefined) {
     // The same players in a database of the other build's own schema (it may refuse a newer one).
     const otherDb = join(dir, 'compare.db');
@@ -317,38 +497,44 @@ try {
       const r = spawnSync(node, [values.compare!, 'user', 'add', 'SchemaOnly', '--db', path], { input: 'schema-only-password\n', encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`${values.compare} could not create its database: ${r.stderr}`);
     });
-    const other = await start(onServerCore([node, ...serverArgs(otherDb, values.compare)]));
-    for (const e of ENDPOINTS.filter((e) => e.path !== '/auth')) {
-      row(`${e.label} (--compare)`, await load(other, e.path, bodies[e.path]!), peakRss([other.child.pid!]).max, base, fastifyLoads[e.path]);
-    }
-    await stop(other);
-    rmSync(otherDb, { force: true });
+    other = await start(onServerCore([node, ...serverArgs(otherDb, { file: values.compare })]));
   }
-
   const server = await start(onServerCore([node, ...serverArgs(db)]));
-  const results: Record<string, Load> = {};
-  let rssBeforeAuth = 0;
-  for (const e of ENDPOINTS) {
-    if (e.path === '/auth') rssBeforeAuth = peakRss(family(server.child.pid!)).max;
-    results[e.path] = await load(server, e.path, bodies[e.path]!);
-    row(e.label, results[e.path]!, peakRss(family(server.child.pid!)).max, base, fastifyLoads[e.path]);
-  }
-  const peak = peakRss(family(server.child.pid!)).max;
-  const rate = Math.floor(results['/hasJoined']!.rps * 0.8);
-  const steady = await load(server, '/hasJoined', bodies['/hasJoined']!, { rate });
-  row('/hasJoined at 80% of its peak', steady, peakRss(family(server.child.pid!)).max, base, undefined, 'autocannon');
-  await stop(server);
+  // The same server without its log line a request: /hasJoined's difference to it is that line's cost.
+  const quietPort = await freePort();
+  const quiet = await start(onServerCore([node, ...serverArgs(db, { port: quietPort }), '--log-level', 'error']), quietPort);
+  // Two workers on both cores (the load generator shares them: the figure is what one machine does).
+  const two = await start(onAllCores([node, ...serverArgs(db), '--workers', '2']));
 
+  const lookUps = ENDPOINTS.filter((e) => e.path !== '/auth');
+  for (let round = 1; round <= ROUNDS; round++) {
+    const turn = (spec: RowSpec, on: Started, options?: LoadOptions): Promise<Measured> => measure(spec, on, bodies[spec.path]!, options, round);
+    for (const path of FLOOR_PATHS) await turn({ endpoint: `floor ${path}`, path }, floor);
+    await turn({ endpoint: BASELINE, path: '/hasJoined' }, baseline);
+    for (const path of FLOOR_PATHS) await turn({ endpoint: `fastify ${path}`, path }, fastify);
+    if (other) for (const e of lookUps) await turn({ endpoint: `${e.label} (--compare)`, path: e.path, vsFastify: true }, other);
+    let peakRate = 0;
+    for (const e of lookUps) {
+      const m = await turn({ endpoint: e.label, path: e.path, vsFastify: true }, server);
+      if (e.path !== '/hasJoined') continue;
+      peakRate = m.rps;
+      await turn({ endpoint: LOG_OFF, path: e.path, vsFastify: true }, quiet);
+    }
+    // wrk cannot hold a rate: this row is autocannon's.
+    await turn({ endpoint: '/hasJoined at 80% of its peak', path: '/hasJoined', rateBy: 'autocannon' }, server, { rate: Math.floor(peakRate * 0.8) });
+    await turn({ endpoint: TWO_WORKERS, path: '/hasJoined', allCores: true }, two);
+  }
+  const twoPeak = peakRss(family(two.child.pid!));
+  for (const s of [floor, baseline, fastify, other, quiet, two]) if (s) await stop(s);
+
+  // /auth once: it is set against the raw scrypt rate, not against the other servers.
+  const rssBeforeAuth = peakRss(family(server.child.pid!)).max;
+  await measure({ endpoint: '/auth', path: '/auth', noRatio: true }, server, bodies['/auth']!);
+  const peak = peakRss(family(server.child.pid!)).max;
+  await stop(server);
   const hashConcurrency = 4;
   process.stdout.write('Measuring the raw scrypt rate...\n');
   const scrypt = scryptRate(hashConcurrency);
-
-  // Two workers on both cores (the load generator shares them: the figure is what one machine does).
-  const two = await start(onAllCores([node, ...serverArgs(db), '--workers', '2']));
-  const twoWorkers = await load(two, '/hasJoined', bodies['/hasJoined']!);
-  const twoPeak = peakRss(family(two.child.pid!));
-  await stop(two);
-  row('/hasJoined, 2 workers (all cores)', twoWorkers, twoPeak.max, base);
 
   // Each size on a fresh server: start, idle RSS, then CPU a request of every endpoint but /auth.
   const scale: ScaleRow[] = [];
@@ -394,8 +580,8 @@ try {
           try {
             for (let i = 0; i < count; i++) nodes.push(await start(onAllCores([node, ...serverArgs(cluster.url(name))])));
             for (const e of ENDPOINTS.filter((e) => POSTGRES_PATHS.includes(e.path))) {
-              const l = await load(nodes, e.path, bodiesOf(e, users), { database });
-              row(`postgres ${count} node${count > 1 ? 's' : ''} ${e.label} (${users} players)`, l, peakRss(nodes.flatMap((n) => family(n.child.pid!))).max, base);
+              const endpoint = `postgres ${count} node${count > 1 ? 's' : ''} ${e.label} (${users} players)`;
+              await measure({ endpoint, path: e.path, allCores: true, noRatio: e.path === '/auth' }, nodes, bodiesOf(e, users), { database });
             }
           } finally {
             await Promise.all(nodes.map(stop));
@@ -409,43 +595,91 @@ try {
     }
   }
 
+  // Ratios only from a steady run: the baseline and the floor, which do the same work every
+  // round, must have cost about the same in each.
+  const references = REFERENCES.map((endpoint) => ({ endpoint, rounds: loaded.get(endpoint)!.rounds }));
+  const unsteady = references.filter((r) => spreadOf(r.rounds) > MAX_REFERENCE_SPREAD);
+  const steady = unsteady.length === 0;
+  const floorOf = (path: string) => (loaded.get(`floor ${path}`) ?? loaded.get('floor /hasJoined')!).rounds;
+  const rows: Row[] = [...loaded.values()].map(({ spec, rounds }) => {
+    const figures = summarize(rounds);
+    const fastifyRounds = spec.vsFastify ? loaded.get(`fastify ${spec.path}`)?.rounds : undefined;
+    const ratios =
+      steady && !spec.noRatio
+        ? {
+            vsFloor: ratio(rounds, floorOf(spec.path)),
+            vsBaseline: ratio(rounds, loaded.get(BASELINE)!.rounds),
+            ...(fastifyRounds ? { vsFastify: ratio(rounds, fastifyRounds) } : {}),
+          }
+        : {};
+    return {
+      endpoint: spec.endpoint,
+      ...figures,
+      limit: limitOf(spec, figures),
+      ...(rounds.length > 1 ? { spread: spreadOf(rounds) } : {}),
+      ...ratios,
+      ...(spec.rateBy ? { generator: spec.rateBy } : {}),
+      rounds,
+    };
+  });
+  const rowOf = (endpoint: string): Row => rows.find((r) => r.endpoint === endpoint)!;
+  // What the log line costs: /hasJoined less /hasJoined (log off), round by round.
+  const logOff = loaded.get(LOG_OFF)!.rounds;
+  const logLineUs = loaded.get('/hasJoined')!.rounds.map((m, i) => m.cpuUs - logOff[i]!.cpuUs);
+
   const report = {
     when: new Date().toISOString(),
     users: USERS,
     seedSeconds,
     runtime: `node ${process.versions.node}`,
     generator: GENERATOR,
+    generatorVersion: generatorName,
     compare: values.compare,
     pinned: PINNED,
     connections: CONNECTIONS,
     durationSeconds: DURATION,
-    generatorLimited,
+    rounds: ROUNDS,
+    steady,
+    referenceSpread: Object.fromEntries(references.map((r) => [r.endpoint, spreadOf(r.rounds)])),
+    logLineUs: { median: median(logLineUs), rounds: logLineUs },
     startToListeningMs: server.startMs,
-    peakRssMiB: { baseline: rows[0]!.peakRssMiB, beforeAuth: rssBeforeAuth, overall: peak, twoWorkersEach: twoPeak.max, twoWorkersSum: twoPeak.sum },
+    peakRssMiB: { baseline: rowOf(BASELINE).peakRssMiB, beforeAuth: rssBeforeAuth, overall: peak, twoWorkersEach: twoPeak.max, twoWorkersSum: twoPeak.sum },
     idleRssMiB: { baseline: baselineIdleRss },
     scryptPerSecond: scrypt,
-    authToScrypt: results['/auth']!.rps / scrypt,
-    scalingOneToTwoWorkers: twoWorkers.rps / results['/hasJoined']!.rps,
+    authToScrypt: rowOf('/auth').rps / scrypt,
+    scalingOneToTwoWorkers: rowOf(TWO_WORKERS).rps / rowOf('/hasJoined').rps,
     rows,
     scale,
     ...(PG ? { postgres: { version: postgresVersion, seedSeconds: postgresSeedSeconds } } : {}),
   };
 
   const fmt = (n: number | undefined, digits = 0): string => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));
-  const times = (n: number | undefined): string => (n === undefined ? '' : `${n.toFixed(2)}×`);
+  const times = (n: number | undefined, digits = 2): string => (n === undefined ? '' : `${n.toFixed(digits)}×`);
+  const percent = (n: number | undefined): string => (n === undefined ? '' : `${fmt(n * 100)}%`);
   // The database's CPU a request, a column of its own when there are PostgreSQL rows.
   const dbColumn = PG !== undefined;
   const lines = [
-    `| Endpoint | Requests/s | p50 ms | p99 ms | server CPU | CPU µs/request | vs baseline | vs fastify | peak RSS MiB |${dbColumn ? ' db CPU µs/request |' : ''}`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|---:|${dbColumn ? '---:|' : ''}`,
+    `| Endpoint | Requests/s | p50 ms | p99 ms | server CPU | generator CPU | limit | CPU µs/request | spread | vs floor | vs baseline | vs fastify | peak RSS MiB |${dbColumn ? ' db CPU µs/request |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|${dbColumn ? '---:|' : ''}`,
     ...rows.map((r) => {
-      // A server below 90% of its core was waiting for requests: the load generator held it back.
-      // Not said of the PostgreSQL rows, whose nodes wait on the database too, and have both cores.
-      const held = r.serverCpu < 0.9 && !r.endpoint.includes('80%') && !r.endpoint.includes('workers') && r.dbCpuUs === undefined ? ' *' : '';
       const by = r.generator ? ` (${r.generator})` : '';
-      // /auth is measured against the raw scrypt rate, not the baseline (see below).
-      const vsBaseline = r.endpoint.includes('/auth') ? '' : times(r.vsBaseline);
-      return `| ${r.endpoint}${by} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.serverCpu * 100)}%${held} | ${fmt(r.cpuUs, 1)} | ${vsBaseline} | ${times(r.vsFastify)} | ${fmt(r.peakRssMiB, 1)} |${dbColumn ? ` ${fmt(r.dbCpuUs, 1)} |` : ''}`;
+      const cells = [
+        `${r.endpoint}${by}`,
+        fmt(r.rps),
+        fmt(r.p50, 1),
+        fmt(r.p99, 1),
+        percent(r.serverCpu),
+        percent(r.generatorCpu),
+        r.limit,
+        fmt(r.cpuUs, 1),
+        times(r.spread),
+        times(r.vsFloor),
+        times(r.vsBaseline),
+        times(r.vsFastify),
+        fmt(r.peakRssMiB, 1),
+        ...(dbColumn ? [fmt(r.dbCpuUs, 1)] : []),
+      ];
+      return `| ${cells.join(' | ')} |`;
     }),
   ];
   const paths = ENDPOINTS.filter((e) => e.path !== '/auth');
@@ -454,17 +688,31 @@ try {
     `|---:|---:|---:|${paths.map(() => '---:|').join('')}---:|`,
     ...scale.map((s) => `| ${s.users} | ${fmt(s.startMs)} | ${fmt(s.idleRssMiB, 1)} | ${paths.map((e) => fmt(s.cpuUs[e.path], 1)).join(' | ')} | ${fmt(s.peakRssMiB, 1)} |`),
   ];
+  // Rows loaded to their peak whose rate neither the server nor the cores it shares set.
+  const notServer = rows.filter((r) => r.limit === 'generator' || r.limit === 'neither');
+  const listed = (rs: { endpoint: string; spread?: number }[]): string => rs.map((r) => `${r.endpoint} ${times(r.spread)}`).join(', ');
   const summary = [
-    `${USERS} players, ${CONNECTIONS} connections, ${DURATION} s a row after ${WARMUP} s of warm-up; node ${process.versions.node}; load from ${GENERATOR}${GENERATOR === 'wrk' ? ' (one thread)' : ' (wrk is not installed)'}.`,
-    ...(values.compare === undefined ? [] : [`(--compare): ${values.compare}, loaded in the same run before dist/server.js.`]),
+    `${USERS} players, ${CONNECTIONS} connections; ${ROUNDS} round${ROUNDS > 1 ? 's' : ''}, ${DURATION} s a row after ${WARMUP} s of warm-up; node ${process.versions.node}.`,
+    `Each round loads every server in turn: floor, baseline, fastify,${values.compare === undefined ? '' : ' --compare,'} dist/server.js. A row's figures are the median of its rounds' (requests, errors summed); /auth${PG ? ' and the postgres rows' : ''}: one pass after the rounds.`,
+    ...(values.compare === undefined ? [] : [`(--compare): ${values.compare}.`]),
+    `Load generator: ${generatorName} (${generatorNote}).`,
     PINNED ? 'Server on core 0, load generator on core 1 (taskset); the 2-worker row runs on both.' : 'Not pinned: taskset is missing or there is one core; server and load share the cores.',
-    generatorLimited
-      ? `The load generator was the limit: the baseline server used only ${fmt(base.serverCpu * 100)}% of its core. CPU µs/request still compares.`
-      : `The baseline server used ${fmt(base.serverCpu * 100)}% of its core: the load generator was not the limit.`,
-    'CPU µs/request: utime + stime of the server (and its workers) over the requests answered; "vs" columns are ratios of it (lower is better).',
-    '* server below 90% of its core: the load generator, not the server, set that row\'s rate. Peak RSS is the peak so far (VmHWM).',
-    `/auth: ${fmt(results['/auth']!.rps, 1)} logins/s against a raw scrypt rate of ${fmt(scrypt, 1)}/s (${hashConcurrency} at once, same core): ${fmt(report.authToScrypt * 100)}%.`,
-    `Peak RSS of the server: ${fmt(rssBeforeAuth, 1)} MiB before /auth, ${fmt(peak, 1)} MiB overall; the baseline's: ${fmt(rows[0]!.peakRssMiB, 1)} MiB (idle after start ${fmt(baselineIdleRss, 1)} MiB); 2 workers: ${fmt(twoPeak.max, 1)} MiB the largest.`,
+    notServer.length === 0
+      ? 'The server, not the load generator, was the limit of every row loaded to its peak (limit: server, or the cores).'
+      : `The server was NOT the limit of: ${notServer.map((r) => `${r.endpoint} (${r.limit})`).join(', ')}. Their requests/s are not the server's peak; their CPU µs/request still counts.`,
+    'floor: node:http, reads the body, JSON.parse, one Map look-up of the player, JSON.stringify of the envelope (bench/floor.ts); baseline: the same but the look-up, one fixed answer (bench/baseline.ts).',
+    'limit: what set the rate. server: the server used at least 90% of its core; generator: the load generator (this process and wrk, on their core) did, the server not; neither: both under 90% (a machine busy with other work, or a server waiting); the cores: server, database and generator together kept every core busy; the rate: held at a set rate.',
+    'CPU µs/request: utime + stime of the server (and its workers) over the requests answered (lower is better); spread: its largest ÷ smallest over the rounds.',
+    'vs floor, vs baseline, vs fastify: ratios of CPU µs/request, each the median of the per-round ratios (a row loaded once: against each round\'s). vs floor: the floor on the same path, else its /hasJoined.',
+    ROUNDS === 1
+      ? 'One round: whether the baseline and the floor held steady between rounds is not checked.'
+      : steady
+        ? `Steady: between rounds, CPU µs/request moved ${listed(references.map((r) => ({ endpoint: r.endpoint, spread: spreadOf(r.rounds) })))} (at most ${MAX_REFERENCE_SPREAD}× allowed).`
+        : `UNSTEADY: between rounds, CPU µs/request of ${listed(unsteady.map((r) => ({ endpoint: r.endpoint, spread: spreadOf(r.rounds) })))} moved more than the ${MAX_REFERENCE_SPREAD}× allowed: the machine's load changed under the run. No ratio is quoted; run it again on a quiet machine.`,
+    `The request log line (--log-level info, the default) costs ${fmt(median(logLineUs), 1)} µs of server CPU a request: /hasJoined less ${LOG_OFF} (--log-level error), the median of the rounds' ${logLineUs.map((us) => fmt(us, 1)).join(', ')}${steady ? '' : '; of an unsteady run, so read with care'}.`,
+    'Peak RSS is the peak so far (VmHWM).',
+    `/auth: ${fmt(rowOf('/auth').rps, 1)} logins/s against a raw scrypt rate of ${fmt(scrypt, 1)}/s (${hashConcurrency} at once, same core): ${fmt(report.authToScrypt * 100)}%.`,
+    `Peak RSS of the server: ${fmt(rssBeforeAuth, 1)} MiB before /auth, ${fmt(peak, 1)} MiB overall; the baseline's: ${fmt(rowOf(BASELINE).peakRssMiB, 1)} MiB (idle after start ${fmt(baselineIdleRss, 1)} MiB); 2 workers: ${fmt(twoPeak.max, 1)} MiB the largest.`,
     `From start to listening: ${fmt(server.startMs)} ms. 1 → 2 workers: ${fmt(report.scalingOneToTwoWorkers, 2)}×.`,
     ...(PG
       ? [
@@ -481,5 +729,7 @@ try {
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`Written to ${file}\n`);
 } finally {
+  // Should the run fail midway, no server outlives it.
+  for (const s of running) s.child.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
 }

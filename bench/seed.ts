@@ -10,14 +10,10 @@ import { hashPassword } from '../src/crypto/password.ts';
 import { digestToken } from '../src/crypto/token.ts';
 import { createPostgresStore } from '../src/postgres/store.ts';
 import { openSqliteStore } from '../src/store/sqlite.ts';
+import { nameOf, tokenOf, uuidOf } from './players.ts';
 
 export const PASSWORD = 'bench-password';
 export const SERVER_ID = 'bench-server';
-
-/** Player i's name, UUID and access token: computed, so the load generator needs no list. */
-export const nameOf = (i: number): string => `player${i}`;
-export const uuidOf = (i: number): string => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
-export const tokenOf = (i: number): string => `10000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
 
 /**
  * Creates the schema through the store (or `createSchema`: another build's, whose schema may be
