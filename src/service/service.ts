@@ -52,7 +52,7 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     findTexture: (hash: string) => store.findTexture(hash),
     countTextures: () => store.countTextures(),
     /** Throws when the store cannot answer a query (for /health). */
-    checkStore: () => store.ping(),
+    checkStore: async () => store.ping(),
     /** The public address of a player's skin or cape, hosted or external. */
     textureUrl: (url: string | null, hash: string | null) => textureUrl(url, hash, options.hostedBase),
   };
