@@ -1,10 +1,10 @@
 // `db copy --from SOURCE --to TARGET [--replace]`: the command line of the copy between databases
 // (src/postgres/copy.ts), and the report it ends with.
+import type { Writable } from 'node:stream';
 import { copyDatabase, dbLabel, type TableCount } from '../postgres/copy.ts';
 import { isPostgresUrl } from '../postgres/url.ts';
 import { quote } from '../service/errors.ts';
 import { MEMORY_DB } from '../store/open.ts';
-import type { Io } from './main.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 
 export const DB_HELP = `Moving a community between databases:
@@ -25,7 +25,14 @@ function report(counts: TableCount[]): string {
 }
 
 /** Runs `db copy ...`; its exit status. Progress goes to standard error, the report to standard output. */
-export async function runDbCommand(argv: string[], io: Io): Promise<number> {
+/** Where the command writes, and the environment it reads (the database password's variables). */
+interface DbIo {
+  stdout: Writable;
+  stderr: Writable;
+  env: Record<string, string | undefined>;
+}
+
+export async function runDbCommand(argv: string[], io: DbIo): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, OPTIONS, ['COMMAND']);
   if (positionals[0] !== 'copy') throw new UsageError(`unknown command ${quote(`db ${positionals[0]}`)}: db has one command, copy`);
   const { from, to, replace = false } = values;
