@@ -4,8 +4,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { join as pathJoin } from 'node:path';
 import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer } from '../helpers/process.ts';
 import { assertFail, assertOk, login, join, sleep, undash } from './util.ts';
 
@@ -13,7 +13,7 @@ import { assertFail, assertOk, login, join, sleep, undash } from './util.ts';
 const assertJoinRefused = (r: { status: number; body: unknown; text: string }): void => assert.deepEqual([r.status, r.body], [200, { success: true, result: false }], r.text);
 
 const tmp = tempDir();
-const db = pathJoin(tmp.dir, 'auth.db');
+const db = await testDb(tmp.dir, 'auth.db');
 
 let server: RunningServer;
 let short: RunningServer; // --join-ttl 1

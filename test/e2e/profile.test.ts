@@ -4,13 +4,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { join as pathJoin } from 'node:path';
 import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer } from '../helpers/process.ts';
 import { UUID_DASHED, assertFail, assertOk, undash } from './util.ts';
 
 const tmp = tempDir();
-const db = pathJoin(tmp.dir, 'auth.db');
+const db = await testDb(tmp.dir, 'auth.db');
 
 let server: RunningServer; // default --max-profiles (100)
 let small: RunningServer; // --max-profiles 3

@@ -14,12 +14,13 @@ import { writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { startServer, startServerOnFreePort, addUser, tempDir, runCli, fetchReply } from '../helpers/process.ts';
+import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer, ProcResult, Reply } from '../helpers/process.ts';
 import { beforeIend, chunk, encodePng, padTo, randomPng, sha } from '../helpers/png.ts';
 import { assertFail, assertOk, login, join, withoutTimes } from './util.ts';
 
 const tmp = tempDir();
-const db = pathJoin(tmp.dir, 'textures.db');
+const db = await testDb(tmp.dir, 'textures.db');
 const MiB = 1024 * 1024;
 const KEY = 'texture-api-key-0123456789abcdef';
 const ADMIN = 'texture-admin-token-0123456789';

@@ -3,13 +3,13 @@
 // seen by a running server at once.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join as pathJoin } from 'node:path';
 import { startServer, runCli, addUser, tempDir } from '../helpers/process.ts';
+import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer } from '../helpers/process.ts';
 import { assertOk, login, join } from './util.ts';
 
 const tmp = tempDir();
-const db = pathJoin(tmp.dir, 'auth.db');
+const db = await testDb(tmp.dir, 'auth.db');
 
 const SKIN = 'https://x.example/s.png';
 const SKIN2 = 'https://x.example/skins/other.png';
