@@ -67,10 +67,13 @@ const unavailable = (): ServiceError => new ServiceError('busy', 'The database i
  * on a later call by itself. A call that runs out its time may still commit later; it was never
  * acknowledged.
  */
-function bounded<A extends unknown[], R>(call: (...args: A) => R | Promise<R>): (...args: A) => Promise<R> {
+function bounded<A extends unknown[], R>(call: (...args: A) => R | Promise<R>, deadlineMs = CALL_DEADLINE_MS): (...args: A) => Promise<R> {
   return async (...args) => {
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new DeadlineError('deadline')), CALL_DEADLINE_MS)));
+    // No timer at all for no deadline: setTimeout would take Infinity for 1 ms.
+    const deadline = new Promise<never>((_, reject) => {
+      if (deadlineMs !== Infinity) timer = setTimeout(() => reject(new DeadlineError('deadline')), deadlineMs);
+    });
     try {
       return await Promise.race([call(...args), deadline]);
     } catch (err) {
@@ -82,10 +85,19 @@ function bounded<A extends unknown[], R>(call: (...args: A) => R | Promise<R>): 
   };
 }
 
-/** The store with every call bounded, but an import's one transaction and closing, which take as long as they take. */
+/**
+ * Calls without a deadline (an unreachable database still answered 503): an import's one
+ * transaction and closing take as long as they take; and a failed login's count, which, answered
+ * 503 at its deadline but committed after, would count a failure of a login that was never
+ * checked (a player retrying through a slow database would throttle itself). A database that is
+ * away fails it at once, as it fails every call.
+ */
+const UNBOUNDED = new Set(['close', 'createUsers', 'updateLoginFailures']);
+
+/** The store with every call bounded but UNBOUNDED's. */
 function withDeadlines(store: Store): Store {
   const calls = Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][];
-  return Object.fromEntries(calls.map(([name, call]) => [name, name === 'close' || name === 'createUsers' ? call : bounded(call)])) as unknown as Store;
+  return Object.fromEntries(calls.map(([name, call]) => [name, bounded(call, UNBOUNDED.has(name) ? Infinity : CALL_DEADLINE_MS)])) as unknown as Store;
 }
 
 /** The limits counted in each store's database (see limitsOf). */
