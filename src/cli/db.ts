@@ -1,7 +1,8 @@
 // `db copy --from SOURCE --to TARGET [--replace]`: the command line of the copy between databases
 // (src/postgres/copy.ts), and the report it ends with.
 import type { Writable } from 'node:stream';
-import { copyDatabase, dbLabel, type TableCount } from '../postgres/copy.ts';
+import { copyDatabase, type TableCount } from '../postgres/copy.ts';
+import { dbLabel } from '../postgres/url.ts';
 import { isPostgresUrl } from '../postgres/url.ts';
 import { quote } from '../service/errors.ts';
 import { MEMORY_DB } from '../store/open.ts';

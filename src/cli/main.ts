@@ -21,10 +21,8 @@ import { IMPORT_HELP, parseImportCommand } from './import.ts';
 import { DB_HELP, runDbCommand } from './db.ts';
 import { VERSION } from '../version.ts';
 import { limitsOf, openPostgresStore } from '../postgres/connect.ts';
-import { isPostgresUrl, maskDbUrl } from '../postgres/url.ts';
+import { dbLabel, isPostgresUrl } from '../postgres/url.ts';
 
-/** How a database is named in what the program says: a file by its absolute path, a PostgreSQL URL with its password masked. */
-export const dbLabel = (db: string): string => (isPostgresUrl(db) ? maskDbUrl(db) : resolve(db));
 
 /** Where the program reads and writes: the process's own streams, or a test's. */
 export interface Io {

@@ -3,7 +3,6 @@
 // is read as one moment and never written; the target is written in one transaction, so it holds
 // either the whole copy or what it held before.
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ISql, TransactionSql } from 'postgres';
 import { BUSY_TIMEOUT_MS } from '../limits.ts';
@@ -11,7 +10,7 @@ import { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from '../store/schema.ts';
 import { openSqliteStore } from '../store/sqlite.ts';
 import { connectPostgres } from './connect.ts';
 import { migrate, SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from './schema.ts';
-import { isPostgresUrl, maskDbUrl } from './url.ts';
+import { dbLabel, isPostgresUrl } from './url.ts';
 
 /**
  * How a column's values differ between the schemas: a flag is INTEGER 0/1 in SQLite and BOOLEAN
@@ -92,8 +91,6 @@ interface Target {
   close: (failed: boolean) => Promise<void>;
 }
 
-/** A database as messages name it: a file by its absolute path, a URL with its password masked. */
-export const dbLabel = (db: string): string => (isPostgresUrl(db) ? maskDbUrl(db) : resolve(db));
 
 /** A source's schema must be this program's: it is read as it is, never migrated. */
 function checkSourceVersion(found: number, expected: number): void {

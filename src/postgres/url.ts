@@ -1,5 +1,6 @@
 // A PostgreSQL URL as --db takes it: told from a SQLite path, and shown with its password masked
 // (in a log line, an error, --print-config): a secret is never printed.
+import { resolve } from 'node:path';
 
 /** postgres:// or postgresql://, as libpq takes them; anything else is a SQLite path. */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
@@ -20,3 +21,6 @@ export function maskDbUrl(db: string): string {
   const masked = at > from && colon !== -1 && colon < at ? `${db.slice(0, colon + 1)}${MASK}${db.slice(at)}` : db;
   return masked.replace(/([?&](?:ssl)?password=)[^&]*/gi, `$1${MASK}`);
 }
+
+/** How a database is named in what the program says: a file by its absolute path, a PostgreSQL URL with its password masked. */
+export const dbLabel = (db: string): string => (isPostgresUrl(db) ? maskDbUrl(db) : resolve(db));
