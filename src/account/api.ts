@@ -67,8 +67,8 @@ export function accountArea(service: Service, options: AccountOptions): Area {
   // In memory, per process, unless the server shares them (src/serve.ts: with --workers each
   // worker is then given its share; on PostgreSQL the database counts for every node).
   const limits: WindowLimits = options.limits ?? ((_name, limit, windowMs) => createWindowLimit(limit, windowMs));
-  const perAddress = limits('registrations of an address', options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
-  const inAll = limits('registrations', options.registrationsPerHour, REGISTRATION_WINDOW_MS);
+  const perAddress = limits('registrations by address', options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
+  const inAll = limits('registrations in all', options.registrationsPerHour, REGISTRATION_WINDOW_MS);
 
   /**
    * Counts a registration from `address` (not a relay's against its address: '' for one), or

@@ -21,7 +21,7 @@ export interface SharedWindowLimit {
   giveBack: (key: string) => void | Promise<void>;
 }
 
-/** Makes the limits a capability counts: `name` tells one limit's keys from another's. */
+/** Makes the limits a capability counts: `name` tells one limit's keys from another's (no name may begin with another and a space). */
 export type WindowLimits = (name: string, limit: number, windowMs: number) => SharedWindowLimit;
 
 export function createWindowLimit(limit: number, windowMs: number): WindowLimit {
