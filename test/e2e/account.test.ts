@@ -1,4 +1,4 @@
-// Players on their own: the account page's API (--account-page), end to end on real SQLite files.
+// Players on their own: the account page's API (--account-page), end to end on real SQLite files (on PostgreSQL under npm run test:postgres).
 // Off unless switched on (every /account path 404); the page as page.ts renders it, under its
 // Content-Security-Policy and other headers; sign-up closed, by invite (single-use by default,
 // --uses, expiry, revocation, one use cannot make two players at once) or open, with random or
@@ -14,19 +14,23 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join as pathJoin } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { renderPage } from '../../src/account/page.ts';
 import { DEFAULT_MIN_PASSWORD_CHARS } from '../../src/limits.ts';
 import { addUser, runCli, startServer, startServerOnFreePort, tempDir } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
 import { encodePng, padTo, sha } from '../helpers/png.ts';
+import { storedRows, storedTables, testDb } from '../helpers/test-db.ts';
 import { UUID_DASHED, assertFail, assertOk, sleep } from './util.ts';
 
 const tmp = tempDir();
-const db = pathJoin(tmp.dir, 'account.db');
-const openDb = pathJoin(tmp.dir, 'open.db');
-const limitedDb = pathJoin(tmp.dir, 'limited.db');
+const db = await testDb(tmp.dir, 'account.db');
+const openDb = await testDb(tmp.dir, 'open.db');
+const limitedDb = await testDb(tmp.dir, 'limited.db');
+const untrustedDb = await testDb(tmp.dir, 'untrusted.db');
+const limitsDb = await testDb(tmp.dir, 'registration-limits.db');
+const defaultLimitsDb = await testDb(tmp.dir, 'default-limits.db');
+/** The database as the CLI names it: a PostgreSQL URL with its password masked. */
+const shownDb = db.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1********@');
 const KEY = 'account-test-api-key-0123456789';
 const ADMIN = 'account-test-admin-token-012345';
 const MANY = ['--registrations-per-address', '1000', '--registrations-per-hour', '1000'];
@@ -54,7 +58,7 @@ before(async () => {
       ['--db', limitedDb, '--account-page', '--registration', 'open', ...MANY, '--trust-proxy', '--address-login-limit', '3'],
       { MCAUTH_RESET_TTL: '1', MCAUTH_ADMIN_TOKEN: ADMIN },
     ),
-    startServer(['--db', pathJoin(tmp.dir, 'untrusted.db'), '--account-page', '--registration', 'open', '--registrations-per-address', '1', '--relay', '']),
+    startServer(['--db', untrustedDb, '--account-page', '--registration', 'open', '--registrations-per-address', '1', '--relay', '']),
   ]);
   pub = invites.url;
 });
@@ -140,29 +144,15 @@ function offlineUuid(name: string): string {
 /** A code's digest as src/crypto/token.ts must make it, computed here on its own: SHA-256, lower-case hex. */
 const sha256Hex = (code: string): string => createHash('sha256').update(code, 'utf8').digest('hex');
 
-/** The rows a query finds in a database file, opened read-only (the server may be writing it; its WAL is read too). */
-function rows(database: string, query: string, ...params: string[]): Record<string, unknown>[] {
-  const conn = new DatabaseSync(database, { readOnly: true });
-  try {
-    return conn.prepare(query).all(...params).map((row) => ({ ...row }));
-  } finally {
-    conn.close();
-  }
-}
-
-/**
- * Asserts that a code is nowhere in a database: in no value of any row of any table (as text in
- * any case, its bytes in base64, or its text or bytes in a BLOB), nor in the bytes of the file
- * and its WAL. Returns every text value it read, for the caller to find the digest among them.
- */
-function assertNowhere(database: string, code: string): string[] {
+async function assertNowhere(database: string, code: string): Promise<string[]> {
   const bytes = Buffer.from(code, 'hex');
   const forms = [code.toLowerCase(), bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url')];
   const texts: string[] = [];
-  const tables = ['sqlite_master', ...rows(database, "SELECT name FROM sqlite_master WHERE type = 'table'").map((t) => String(t.name))];
+  const onFile = !/^postgres(ql)?:/.test(database);
+  const tables = [...(onFile ? ['sqlite_master'] : []), ...(await storedTables(database))];
   assert.ok(tables.includes('invites') && tables.includes('reset_codes'), tables.join(', '));
   for (const table of tables) {
-    for (const row of rows(database, `SELECT * FROM "${table.replaceAll('"', '""')}"`)) {
+    for (const row of await storedRows(database, `SELECT * FROM "${table.replaceAll('"', '""')}"`)) {
       for (const [column, value] of Object.entries(row)) {
         const where = `${table}.${column}`;
         if (typeof value === 'string') {
@@ -176,7 +166,7 @@ function assertNowhere(database: string, code: string): string[] {
       }
     }
   }
-  for (const file of [database, `${database}-wal`].filter((f) => existsSync(f))) {
+  for (const file of onFile ? [database, `${database}-wal`].filter((f) => existsSync(f)) : []) {
     const raw = readFileSync(file);
     assert.ok(!raw.includes(bytes) && !raw.toString('latin1').toLowerCase().includes(code), `${file} holds the code ${code}`);
   }
@@ -342,13 +332,13 @@ describe('registration', () => {
     assert.ok(!list.stdout.includes(brief.id) && !list.stdout.includes(three.id), 'expired and used-up invites are not listed');
 
     const byId = await runCli(['invite', 'revoke', lasting.id, '--db', db]);
-    assert.equal(byId.stdout, `Revoked invite ${lasting.id}\nDatabase: ${db}\n`);
+    assert.equal(byId.stdout, `Revoked invite ${lasting.id}\nDatabase: ${shownDb}\n`);
     assertFail(await post(invites, 'register', { name: 'Revoked', password: 'revoked-password', invite: lasting.code }), 403, BAD_INVITE);
     const another = await inviteCode();
-    assert.equal((await runCli(['invite', 'revoke', another.code, '--db', db])).stdout, `Revoked invite ${another.id}\nDatabase: ${db}\n`);
+    assert.equal((await runCli(['invite', 'revoke', another.code, '--db', db])).stdout, `Revoked invite ${another.id}\nDatabase: ${shownDb}\n`);
     assertFail(await post(invites, 'register', { name: 'Revoked', password: 'revoked-password', invite: another.code }), 403, BAD_INVITE);
     const again = await runCli(['invite', 'revoke', another.id, '--db', db]);
-    assert.deepEqual([again.code, again.stderr], [1, `No invite "${another.id}"\nDatabase: ${db}\n`]);
+    assert.deepEqual([again.code, again.stderr], [1, `No invite "${another.id}"\nDatabase: ${shownDb}\n`]);
   });
 
   test('invite create prints the page link with the code in its fragment when a public URL is set', async () => {
@@ -383,8 +373,8 @@ describe('registration', () => {
 });
 
 /** Runs `work` with a server of its own (own database, own counts), stopped after. */
-async function withServer<T>(file: string, args: string[], work: (s: RunningServer) => Promise<T>): Promise<T> {
-  const s = await startServer(['--db', pathJoin(tmp.dir, file), ...args]);
+async function withServer<T>(database: string, args: string[], work: (s: RunningServer) => Promise<T>): Promise<T> {
+  const s = await startServer(['--db', database, ...args]);
   try {
     return await work(s);
   } finally {
@@ -395,7 +385,7 @@ async function withServer<T>(file: string, args: string[], work: (s: RunningServ
 describe('registration limits', () => {
   test('an address a window, then 429 with Retry-After; refusals of form are free; then the limit of all addresses', async () => {
     // Its own server: no other test's sign-up takes from its counts.
-    await withServer('registration-limits.db', ['--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '4', '--trust-proxy'], async (limits) => {
+    await withServer(limitsDb, ['--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '4', '--trust-proxy'], async (limits) => {
       const from = (address: string) => ({ 'x-forwarded-for': `203.0.113.7, ${address}` });
       await register(limits, 'AddrZero', 'addr-password', {}, from('10.9.9.9'));
       await register(limits, 'AddrOne', 'addr-password', {}, from('10.0.0.1'));
@@ -418,7 +408,7 @@ describe('registration limits', () => {
       assertFail(await post(limits, 'login', { name: 'AddrFour', password: 'addr-password' }), 401, 'Wrong login or password');
       // Past the hour's limit of all, open sign-up takes an invite code instead of closing: a live
       // one passes (and is used up), a wrong one is refused, and the limit per address still holds.
-      const created = await runCli(['invite', 'create', '--db', pathJoin(tmp.dir, 'registration-limits.db')]);
+      const created = await runCli(['invite', 'create', '--db', limitsDb]);
       assert.equal(created.code, 0, created.stderr);
       const code = /[0-9a-f]{32}/.exec(created.stdout)![0];
       assertFail(await post(limits, 'register', { name: 'AddrFour', password: 'addr-password', invite: 'not-a-code' }, { headers: from('10.0.0.3') }), 403, 'This invite code is not valid');
@@ -432,7 +422,7 @@ describe('registration limits', () => {
   // Rule: without --registrations-per-address, an address signs up 5 times an hour, no more.
   test('by default 5 sign-ups an address an hour: the 6th gets 429 with Retry-After', async () => {
     // --relay '': the test calls from 127.0.0.1, a relay by default, which no per-address limit counts.
-    await withServer('default-limits.db', ['--account-page', '--registration', 'open', '--relay', ''], async (plain) => {
+    await withServer(defaultLimitsDb, ['--account-page', '--registration', 'open', '--relay', ''], async (plain) => {
       for (let i = 1; i <= 5; i++) await register(plain, `Default${i}`, 'default-password');
       const over = await post(plain, 'register', { name: 'Default6', password: 'default-password' });
       assert.equal(over.status, 429, over.text);
@@ -694,13 +684,13 @@ describe('reset links', () => {
   test('a link lasts an hour by default, from the admin API and from the CLI', async () => {
     const HOUR = 3600 * 1000;
     const SLACK = 5000;
-    const stored = (): number => Number(rows(db, "SELECT r.expires_at FROM reset_codes r JOIN users u ON u.id = r.user_id WHERE u.name_key = 'veteran'")[0]?.expires_at);
+    const stored = async (): Promise<number> => Number((await storedRows(db, "SELECT r.expires_at FROM reset_codes r JOIN users u ON u.id = r.user_id WHERE u.name_key = 'veteran'"))[0]?.expires_at);
     const within = (at: number, from: number, to: number, label: string): void =>
       assert.ok(at >= from + HOUR - SLACK && at <= to + HOUR + SLACK, `${label}: expires ${new Date(at).toISOString()}, asked between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`);
     let from = Date.now();
     const link = assertOk(await admin(invites, 'POST', '/admin/users/Veteran/reset-link'));
     within(Date.parse(link.expiresAt), from, Date.now(), 'admin API');
-    assert.equal(stored(), Date.parse(link.expiresAt), 'admin API: as stored');
+    assert.equal(await stored(), Date.parse(link.expiresAt), 'admin API: as stored');
     from = Date.now();
     const r = await runCli(['user', 'reset-link', 'Veteran', '--db', db]);
     const to = Date.now();
@@ -708,7 +698,7 @@ describe('reset links', () => {
     const until = /valid once until (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d) UTC/.exec(r.stdout);
     assert.ok(until, r.stdout);
     within(Date.parse(`${until[1]}T${until[2]}Z`), from, to, 'CLI, as printed');
-    within(stored(), from, to, 'CLI, as stored');
+    within(await stored(), from, to, 'CLI, as stored');
   });
 
   test('the admin API makes links with the page address when a public URL is set', async () => {
@@ -727,30 +717,30 @@ describe('codes are kept as digests only', () => {
     const fromApi = assertOk(await admin(invites, 'POST', '/admin/invites', { uses: 3 }));
     for (const [label, { code, id }, uses] of [['CLI', fromCli, 2], ['admin API', fromApi, 3]] as const) {
       const digest = sha256Hex(code);
-      assert.ok(assertNowhere(db, code).includes(digest), `${label}: the scan reads the invite's row`);
-      assert.deepEqual(rows(db, 'SELECT uses_left FROM invites WHERE digest = ?', digest), [{ uses_left: uses }], label);
+      assert.ok((await assertNowhere(db, code)).includes(digest), `${label}: the scan reads the invite's row`);
+      assert.deepEqual(await storedRows(db, 'SELECT uses_left FROM invites WHERE digest = ?', digest), [{ uses_left: uses }], label);
       assert.equal(id, digest.slice(0, 12), `${label}: the id is the digest's first 12 hex digits`);
     }
     // The digest is what the sign-up finds the invite by.
     await register(invites, 'Digested', 'digested-password', { invite: fromApi.code });
-    assert.deepEqual(rows(db, 'SELECT uses_left FROM invites WHERE digest = ?', sha256Hex(fromApi.code)), [{ uses_left: 2 }]);
-    assertNowhere(db, fromApi.code);
+    assert.deepEqual(await storedRows(db, 'SELECT uses_left FROM invites WHERE digest = ?', sha256Hex(fromApi.code)), [{ uses_left: 2 }]);
+    await assertNowhere(db, fromApi.code);
   });
 
   // Rule: a reset code is stored only as its SHA-256 digest (hex): a copy of the database lets
   // no one take a player over.
   test('a reset link from the CLI or the admin API: its code is nowhere in the file; its digest is', async () => {
-    const stored = (): Record<string, unknown>[] => rows(db, "SELECT r.digest FROM reset_codes r JOIN users u ON u.id = r.user_id WHERE u.name_key = 'veteran'");
+    const stored = (): Promise<Record<string, unknown>[]> => storedRows(db, "SELECT r.digest FROM reset_codes r JOIN users u ON u.id = r.user_id WHERE u.name_key = 'veteran'");
     const fromCli = await resetCode(db, 'Veteran');
-    assert.ok(assertNowhere(db, fromCli).includes(sha256Hex(fromCli)), "CLI: the scan reads the link's row");
-    assert.deepEqual(stored(), [{ digest: sha256Hex(fromCli) }], 'CLI');
+    assert.ok((await assertNowhere(db, fromCli)).includes(sha256Hex(fromCli)), "CLI: the scan reads the link's row");
+    assert.deepEqual(await stored(), [{ digest: sha256Hex(fromCli) }], 'CLI');
     const fromApi = assertOk(await admin(invites, 'POST', '/admin/users/Veteran/reset-link')).code;
-    assert.ok(assertNowhere(db, fromApi).includes(sha256Hex(fromApi)), "admin API: the scan reads the link's row");
-    assertNowhere(db, fromCli);
-    assert.deepEqual(stored(), [{ digest: sha256Hex(fromApi) }], 'admin API');
+    assert.ok((await assertNowhere(db, fromApi)).includes(sha256Hex(fromApi)), "admin API: the scan reads the link's row");
+    await assertNowhere(db, fromCli);
+    assert.deepEqual(await stored(), [{ digest: sha256Hex(fromApi) }], 'admin API');
     // The digest is what the reset finds the player by.
     assert.deepEqual(assertOk(await post(invites, 'reset', { code: fromApi, password: 'veteran-password' })), { username: 'Veteran' });
-    assert.deepEqual(stored(), [], 'used up');
+    assert.deepEqual(await stored(), [], 'used up');
   });
 });
 

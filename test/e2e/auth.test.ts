@@ -3,14 +3,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { DatabaseSync } from 'node:sqlite';
-import { join as pathJoin } from 'node:path';
 import { startServer, runCli, addUser, tempDir } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { storedRows, storedTables, testDb } from '../helpers/test-db.ts';
 import { UUID_DASHED, UUID_ANY, assertFail, assertOk, login, join, sleep, undash } from './util.ts';
 
 const tmp = tempDir();
-const db = pathJoin(tmp.dir, 'auth.db');
+const db = await testDb(tmp.dir, 'auth.db');
 
 // Registered with an upper-case, undashed UUID: answers must still be dashed lower case.
 const ALICE_UUID_GIVEN = '0A1B2C3D4E5F40718293A4B5C6D7E8F9';
@@ -131,44 +130,37 @@ describe('/auth', () => {
       (await login(server, 'Alice', 'alice-secret')).accessToken as string,
       (await login(server, 'Alice', 'alice-secret')).accessToken as string,
     ];
-    const conn = new DatabaseSync(db, { readOnly: true });
-    try {
-      const tables = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
-      const texts: string[] = [];
-      const blobs: Buffer[] = [];
-      for (const t of tables) {
-        const name = String(t.name).replaceAll('"', '""');
-        for (const row of conn.prepare(`SELECT * FROM "${name}"`).all()) {
-          for (const v of Object.values(row)) {
-            if (typeof v === 'string') texts.push(v);
-            else if (v instanceof Uint8Array) blobs.push(Buffer.from(v));
-          }
+    const texts: string[] = [];
+    const blobs: Buffer[] = [];
+    for (const table of await storedTables(db)) {
+      for (const row of await storedRows(db, `SELECT * FROM "${table.replaceAll('"', '""')}"`)) {
+        for (const v of Object.values(row)) {
+          if (typeof v === 'string') texts.push(v);
+          else if (v instanceof Uint8Array) blobs.push(Buffer.from(v));
         }
       }
-      const all = texts.join('\n').toLowerCase();
-      for (const token of tokens) {
-        const lower = token.toLowerCase();
-        assert.ok(!all.includes(lower), 'a token is stored in plain text');
-        assert.ok(!all.includes(undash(lower)), 'a token is stored in plain text (undashed)');
-        const raw = Buffer.from(undash(lower), 'hex');
-        assert.ok(!blobs.some((b) => b.includes(raw)), 'a token is stored as raw bytes');
-        // Its SHA-256 digest is there, in some encoding.
-        const digests = [lower, undash(lower)].map((s) => createHash('sha256').update(s).digest());
-        digests.push(createHash('sha256').update(raw).digest());
-        const found = digests.some(
-          (d) =>
-            texts.some((t) => t.toLowerCase().includes(d.toString('hex')) || t.includes(d.toString('base64')) || t.includes(d.toString('base64url'))) ||
-            blobs.some((b) => b.equals(d)),
-        );
-        assert.ok(found, 'no SHA-256 digest of the token is stored');
-      }
-      for (const pw of ['alice-secret', 'carol-secret', 'dave-new', 'mixed pass']) {
-        assert.ok(!texts.some((t) => t.includes(pw)), `password "${pw}" is stored in plain text`);
-      }
-      assert.ok(texts.some((t) => /scrypt/i.test(t)), 'no stored password hash names scrypt');
-    } finally {
-      conn.close();
     }
+    const all = texts.join('\n').toLowerCase();
+    for (const token of tokens) {
+      const lower = token.toLowerCase();
+      assert.ok(!all.includes(lower), 'a token is stored in plain text');
+      assert.ok(!all.includes(undash(lower)), 'a token is stored in plain text (undashed)');
+      const raw = Buffer.from(undash(lower), 'hex');
+      assert.ok(!blobs.some((b) => b.includes(raw)), 'a token is stored as raw bytes');
+      // Its SHA-256 digest is there, in some encoding.
+      const digests = [lower, undash(lower)].map((s) => createHash('sha256').update(s).digest());
+      digests.push(createHash('sha256').update(raw).digest());
+      const found = digests.some(
+        (d) =>
+          texts.some((t) => t.toLowerCase().includes(d.toString('hex')) || t.includes(d.toString('base64')) || t.includes(d.toString('base64url'))) ||
+          blobs.some((b) => b.equals(d)),
+      );
+      assert.ok(found, 'no SHA-256 digest of the token is stored');
+    }
+    for (const pw of ['alice-secret', 'carol-secret', 'dave-new', 'mixed pass']) {
+      assert.ok(!texts.some((t) => t.includes(pw)), `password "${pw}" is stored in plain text`);
+    }
+    assert.ok(texts.some((t) => /scrypt/i.test(t)), 'no stored password hash names scrypt');
   });
 });
 

@@ -1,8 +1,10 @@
 // Where a test file keeps its data: a SQLite file in its temp folder, or with
 // MCAUTH_TEST_DB=postgres (`npm run test:postgres`) a database of its own on a throwaway
 // PostgreSQL cluster, one for the file (see postgres.ts), removed after its tests: the same
-// tests of the contract, the variants, the admin API and hosted textures, run over the other store.
+// tests of the contract, the variants, logins, the account page, the admin API and hosted
+// textures, run over the other store.
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { after } from 'node:test';
 import { postgresMissing, startCluster, type Cluster } from './postgres.ts';
 
@@ -23,4 +25,37 @@ export async function testDb(dir: string, name: string): Promise<string> {
   const db = `t${++made}_${name.replace(/\W+/g, '_')}`.toLowerCase();
   await (await cluster).psql(`CREATE DATABASE ${db}`, 'postgres');
   return (await cluster).url(db);
+}
+
+const isUrl = (db: string): boolean => /^postgres(ql)?:\/\//.test(db);
+
+/**
+ * The rows `query` finds in a test's database, read as the server left them: a SQLite file opened
+ * read-only (its WAL is read too), or on PostgreSQL a connection of its own. `?` marks a parameter
+ * in either.
+ */
+export async function storedRows(db: string, query: string, ...params: string[]): Promise<Record<string, unknown>[]> {
+  if (!isUrl(db)) {
+    const conn = new DatabaseSync(db, { readOnly: true });
+    try {
+      return conn.prepare(query).all(...params).map((row) => ({ ...row }));
+    } finally {
+      conn.close();
+    }
+  }
+  let n = 0;
+  const sql = (await import('postgres')).default(db, { max: 1, onnotice: () => {} });
+  try {
+    return [...(await sql.unsafe(query.replace(/\?/g, () => `$${++n}`), params))].map((row) => ({ ...row }));
+  } finally {
+    await sql.end();
+  }
+}
+
+/** The names of the tables the store made in a test's database. */
+export async function storedTables(db: string): Promise<string[]> {
+  const query = isUrl(db)
+    ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'"
+    : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
+  return (await storedRows(db, query)).map((t) => String(t.name));
 }
