@@ -21,6 +21,13 @@ export const INSTALL_DRIVER = 'npm install postgres@3';
  */
 const CONNECT_TIMEOUT_S = 1;
 const CALL_DEADLINE_MS = 1500;
+/**
+ * How long a call may go unanswered before its connection is taken for lost and its pool
+ * replaced. A host that vanished (powered off, cut off) sends nothing, not even a reset: the
+ * pool's connections would wait on it until TCP gives up, about 15 minutes, while a promoted
+ * standby stood ready. A new pool connects afresh to whichever host takes writes.
+ */
+const STUCK_MS = 5000;
 /** Connections a node keeps to the database; each process of --workers has its own pool. */
 const POOL_SIZE = 10;
 
@@ -67,16 +74,19 @@ const unavailable = (): ServiceError => new ServiceError('busy', 'The database i
  * on a later call by itself. A call that runs out its time may still commit later; it was never
  * acknowledged.
  */
-function bounded<A extends unknown[], R>(call: (...args: A) => R | Promise<R>, deadlineMs = CALL_DEADLINE_MS): (...args: A) => Promise<R> {
+function bounded<A extends unknown[], R>(pool: Pool, call: (...args: A) => R | Promise<R>, deadlineMs = CALL_DEADLINE_MS): (...args: A) => Promise<R> {
   return async (...args) => {
     let timer: NodeJS.Timeout | undefined;
     // No timer at all for no deadline: setTimeout would take Infinity for 1 ms.
     const deadline = new Promise<never>((_, reject) => {
       if (deadlineMs !== Infinity) timer = setTimeout(() => reject(new DeadlineError('deadline')), deadlineMs);
     });
+    const madeAt = performance.now();
+    const made = Promise.resolve().then(() => call(...args));
     try {
-      return await Promise.race([call(...args), deadline]);
+      return await Promise.race([made, deadline]);
     } catch (err) {
+      if (err instanceof DeadlineError) watchStuck(pool, made, madeAt);
       if (isUnreachable(err)) throw unavailable();
       throw err;
     } finally {
@@ -95,9 +105,30 @@ function bounded<A extends unknown[], R>(call: (...args: A) => R | Promise<R>, d
 const UNBOUNDED = new Set(['close', 'createUsers', 'updateLoginFailures']);
 
 /** The store with every call bounded but UNBOUNDED's. */
-function withDeadlines(store: Store): Store {
+function withDeadlines(store: Store, pool: Pool): Store {
   const calls = Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][];
-  return Object.fromEntries(calls.map(([name, call]) => [name, bounded(call, UNBOUNDED.has(name) ? Infinity : CALL_DEADLINE_MS)])) as unknown as Store;
+  return Object.fromEntries(calls.map(([name, call]) => [name, bounded(pool, call, UNBOUNDED.has(name) ? Infinity : CALL_DEADLINE_MS)])) as unknown as Store;
+}
+
+/** A driver instance behind replaceablePool's proxy, and when it was last replaced. */
+interface Pool {
+  replace: () => void;
+  replacedAt: number;
+}
+
+const pools = new WeakMap<Sql, Pool>();
+
+/**
+ * After a call to `pool` ran out its time: when it is still unanswered STUCK_MS after it was
+ * made, and the pool has not been replaced since, the pool is replaced (see STUCK_MS). A slow
+ * database answers in the end; only a lost one leaves a call unanswered so long.
+ */
+function watchStuck(pool: Pool, made: Promise<unknown>, madeAt: number): void {
+  let answered = false;
+  made.then(() => (answered = true), () => (answered = true));
+  setTimeout(() => {
+    if (!answered && pool.replacedAt < madeAt) pool.replace();
+  }, STUCK_MS - (performance.now() - madeAt)).unref();
 }
 
 /** The limits counted in each store's database (see limitsOf). */
@@ -130,21 +161,28 @@ recoverable.push((err) => {
  */
 function replaceablePool(open: () => Sql): Sql {
   let current = open();
-  const replace = (): void => {
-    const broken = current;
-    current = open();
-    void broken.end({ timeout: 0 }).catch(() => {});
+  const pool: Pool = {
+    replacedAt: performance.now(),
+    replace: () => {
+      const broken = current;
+      current = open();
+      pool.replacedAt = performance.now();
+      void broken.end({ timeout: 0 }).catch(() => {});
+    },
   };
+  const { replace } = pool;
   replaceable.add(replace);
   const forward = (key: string | symbol): unknown => {
     const value = (current as unknown as Record<string | symbol, unknown>)[key];
     if (key === 'end') return (...args: unknown[]) => (replaceable.delete(replace), (value as (...a: unknown[]) => unknown).apply(current, args));
     return typeof value === 'function' ? value.bind(current) : value;
   };
-  return new Proxy(current, {
+  const proxy = new Proxy(current, {
     apply: (_target, _this, args: unknown[]) => (current as unknown as (...a: unknown[]) => unknown)(...args),
     get: (_target, key) => forward(key),
   });
+  pools.set(proxy, pool);
+  return proxy;
 }
 
 /**
@@ -180,11 +218,12 @@ export async function openPostgresStore(url: string, env: Record<string, string 
   const sql = await connectPostgres(url, env);
   try {
     const opened = await createPostgresStore(sql);
-    const store = serving ? withDeadlines(opened) : opened;
+    const pool = pools.get(sql)!;
+    const store = serving ? withDeadlines(opened, pool) : opened;
     const limits = databaseWindowLimits(sql);
     sharedLimits.set(store, (name, limit, windowMs) => {
       const { take, giveBack } = limits(name, limit, windowMs);
-      return { take: bounded(take), giveBack: bounded(giveBack) };
+      return { take: bounded(pool, take), giveBack: bounded(pool, giveBack) };
     });
     return store;
   } catch (err) {

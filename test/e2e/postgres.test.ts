@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
+import { startRelay } from '../helpers/relay.ts';
 import { postgresMissing, startCluster, startStandby, PG_PASSWORD, PG_USER, type Cluster } from '../helpers/postgres.ts';
 import { RUNTIME, runCli, runProc, serverCommand, SERVER_JS, spawnListening, startServer, tempDir, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
@@ -309,11 +310,16 @@ describe('several nodes on one PostgreSQL database', { skip: postgresMissing }, 
 });
 
 describe('failover to a synchronous standby', { skip: postgresMissing }, () => {
-  test('the primary stopped at once, the standby promoted: both nodes serve again within 15 s, and every join acknowledged is there', async (t) => {
+  // The primary lost as a stopped server is (its connections reset), or as a host that vanished
+  // is (a relay in front of it cut: no byte and no reset, which only time would end).
+  for (const vanished of [false, true]) {
+  const how = vanished ? "the primary's host vanished (no byte, no reset)" : 'the primary stopped at once';
+  test(`${how}, the standby promoted: both nodes serve again within 15 s, and every join acknowledged is there`, async (t) => {
     const primary = await startCluster();
     const standby = await startStandby(primary);
+    const relay = vanished ? await startRelay(primary.port) : undefined;
     // libpq's multi-host form: the nodes keep to whichever host takes writes.
-    const url = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/${PG_USER}?target_session_attrs=read-write`;
+    const url = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${relay?.port ?? primary.port},127.0.0.1:${standby.port}/${PG_USER}?target_session_attrs=read-write`;
     const nodes: RunningServer[] = [];
     try {
       // --join-ttl: a join acknowledged at the start still counts when it is checked at the end.
@@ -341,6 +347,7 @@ describe('failover to a synchronous standby', { skip: postgresMissing }, () => {
       };
       const load = Promise.all([lane(), lane(), lane(), lane()]);
       await underWay;
+      relay?.cut();
       await primary.stop('immediate');
       const stopped = performance.now();
       await standby.promote();
@@ -349,6 +356,7 @@ describe('failover to a synchronous standby', { skip: postgresMissing }, () => {
       }
       const back = performance.now() - stopped;
       assert.ok(back <= 15_000, `served again after ${Math.round(back)} ms`);
+      t.diagnostic(`both nodes served again ${Math.round(back)} ms after the primary was lost`);
       await load;
       assert.ok(acknowledged.length >= 12, `acknowledged: ${acknowledged.length}; refused: ${refused.join('; ')}`);
       for (const { name, serverID } of acknowledged) {
@@ -362,10 +370,12 @@ describe('failover to a synchronous standby', { skip: postgresMissing }, () => {
       throw err;
     } finally {
       await Promise.all(nodes.map((n) => n.stop()));
+      await relay?.close();
       await standby.remove();
       await primary.remove();
     }
   });
+  }
 });
 
 test('a PostgreSQL URL without the driver installed: exit 1, saying the command that installs it', async () => {
