@@ -3,7 +3,7 @@
 // verify accepts both (where systemd-analyze exists); its ExecStart arguments with the example config are accepted by the real program; the example
 // config is valid and holds no secret; the nginx example keeps the service on loopback, passes
 // X-Forwarded-*, bounds bodies, logs no query string, and passes nginx -t (where nginx exists);
-// the Deno recipes (README, the unit) grant exactly the variables the program reads.
+// the Deno recipes (docs/deployment.md, the unit) grant exactly the variables the program reads.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -362,17 +362,17 @@ describe('deploy/nginx.conf', () => {
 });
 
 describe('the Deno recipes', () => {
-  const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const DEPLOYMENT = readFileSync(join(ROOT, 'docs', 'deployment.md'), 'utf8');
   const grants = (text: string): string[][] => [...text.matchAll(/--allow-env=([A-Z_,]+)/g)].map((m) => m[1]!.split(','));
   const SERVER = [...SERVE_OPTIONS.map((o) => envName(o.flag)), envName('config')];
   const USER = [envName('db'), envName('config'), ...USER_SETTINGS.map((key) => envName(SERVE_OPTIONS.find((o) => o.key === key)!.flag))];
 
   // Rule: the server's --allow-env lists every variable the program reads (each option's, and
   // MCAUTH_CONFIG): a missing one would end a narrowly granted server at start.
-  test("README's and the unit's server grants name every option's variable and MCAUTH_CONFIG", () => {
-    const [readmeServer, readmeUser] = grants(README);
-    assert.deepEqual(readmeServer, SERVER, 'README, the server');
+  test("docs/deployment.md's and the unit's server grants name every option's variable and MCAUTH_CONFIG", () => {
+    const [docServer, docUser] = grants(DEPLOYMENT);
+    assert.deepEqual(docServer, SERVER, 'docs/deployment.md, the server');
     assert.deepEqual(grants(UNIT), [SERVER], 'deploy/mcauth.service');
-    assert.deepEqual(readmeUser, USER, 'README, the user commands');
+    assert.deepEqual(docUser, USER, 'docs/deployment.md, the user commands');
   });
 });

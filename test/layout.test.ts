@@ -1,4 +1,4 @@
-// The README's layout table against the code: each part of src/ with its lines of code (blank and
+// The layout table in docs/layout.md against the code: each part of src/ with its lines of code (blank and
 // comment-only lines not counted), the core an auditor reads for the five endpoints held to its
 // budget, and every file of src/ in exactly one part.
 import assert from 'node:assert/strict';
@@ -7,11 +7,13 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from './helpers/process.ts';
 
+const LAYOUT = join(ROOT, 'docs', 'layout.md');
+
 /** The core: HTTP basics, the service's rules, the store, password and token crypto, and the limits they share. */
 const CORE = ['src/http/', 'src/service/', 'src/store/', 'src/crypto/', 'src/limits.ts', 'src/uuid.ts', 'src/json-shape.ts'];
 const CORE_BUDGET = 1800;
 
-/** The parts the README's table lists, in its order: a folder (ending in /) or files joined by ", ". */
+/** The parts the table in docs/layout.md lists, in its order: a folder (ending in /) or files joined by ", ". */
 const PARTS = [
   'src/http/',
   'src/service/',
@@ -52,15 +54,15 @@ test('every file of src/ is in exactly one part of the layout', () => {
 test(`the core stays within ${CORE_BUDGET} lines of code`, () => {
   const core = count(files(join(ROOT, 'src')).filter((f) => CORE.some((c) => inPart(c, f))));
   assert.ok(core <= CORE_BUDGET, `the core has ${core} lines of code`);
-  assert.match(readFileSync(join(ROOT, 'README.md'), 'utf8'), new RegExp(`The core[^\\n]* ${core.toLocaleString('en')} lines of code`));
+  assert.match(readFileSync(LAYOUT, 'utf8'), new RegExp(`The core[^\\n]* ${core.toLocaleString('en')} lines of code`));
 });
 
-test("the README's layout table gives each part's lines of code", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+test("docs/layout.md's table gives each part's lines of code", () => {
+  const layout = readFileSync(LAYOUT, 'utf8');
   const all = files(join(ROOT, 'src'));
   for (const part of PARTS) {
     const lines = count(all.filter((f) => inPart(part, f)));
     const cell = part.split(', ').map((p) => `\`${p}\``).join(', ');
-    assert.ok(readme.includes(`| ${cell} | ${lines} |`), `README: | ${cell} | ${lines} |`);
+    assert.ok(layout.includes(`| ${cell} | ${lines} |`), `docs/layout.md: | ${cell} | ${lines} |`);
   }
 });
