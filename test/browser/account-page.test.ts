@@ -50,7 +50,7 @@ const THIRD = 'Third-Password-3';
 const KEYS_NAME = 'Alex_Keys';
 const KEYS_FIRST = 'keys-password-1';
 const KEYS_SECOND = 'keys-password-2';
-/** The server's 401 for a wrong current password (README, "The API"): no text of the page's. */
+/** The server's 401 for a wrong current password (docs/http.md, "The account API"): no text of the page's. */
 const WRONG_CURRENT = 'The current password is wrong';
 
 // The page's globals as far as the functions run in it touch them: the project's type check has
