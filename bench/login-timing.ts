@@ -11,7 +11,7 @@
 // time. Then it imports N players a foreign hash format (bcrypt, phpass, AuthMe's SHA-256,
 // PBKDF2, argon2 where the runtime has it, drasl's scrypt, each at a cost real systems use) and
 // times a wrong password against each, next to the scrypt players': an imported player's login
-// costs its format's work more than a migrated one's (see README, "Importing players"). At the
+// costs its format's work more than a migrated one's (see docs/importing.md). At the
 // end the server is stopped and the temporary folder removed.
 import * as nodeCrypto from 'node:crypto';
 import { createHash, pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
