@@ -28,9 +28,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('data', onData);
     req.once('end', () => done(Buffer.concat(chunks, size)));
     req.once('error', () => fail(endedEarly()));
-    req.once('close', () => {
-      if (!req.complete) fail(endedEarly());
-    });
+    req.once('close', () => req.complete || fail(endedEarly()));
   });
 }
 

@@ -8,9 +8,7 @@ import { invalid, quote } from './errors.ts';
  * case with toLowerCase(), which maps some non-ASCII letters (the Kelvin sign U+212A) onto ASCII
  * ones, so a name outside the rule could otherwise find a player.
  */
-export function isPlayerName(name: string): boolean {
-  return NAME_PATTERN.test(name);
-}
+export const isPlayerName = (name: string): boolean => NAME_PATTERN.test(name);
 
 /** A login or username field: a name that cannot exist is a malformed request. */
 export function requirePlayerName(field: string, name: string): void {
