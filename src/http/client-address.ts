@@ -64,8 +64,16 @@ export function perAddressKey(address: string): string {
   return `${[1, 17, 33, 49].map((i) => parseInt(b.slice(i, i + 16), 2).toString(16)).join(':')}::/64`;
 }
 
-export function callerOf(req: IncomingMessage, settings: CallerSettings): Caller {
-  const peer = req.socket.remoteAddress ?? '';
-  const client = (settings.proxies(peer) && forwardedFor(req)) || peer;
-  return { address: perAddressKey(client), relay: settings.withApiKey || (settings.relays(client) && !settings.proxies(client)), proxied: client !== peer };
+/** A connection's peer, whether it is a trusted proxy, and it as a caller: worked out at its first request, not at each. */
+const peers = new WeakMap<object, { peer: string; proxy: boolean; caller: Caller }>();
+
+export function callerOf(req: IncomingMessage, { relays, proxies, withApiKey }: CallerSettings): Caller {
+  if (!peers.has(req.socket)) {
+    const peer = req.socket.remoteAddress ?? '';
+    peers.set(req.socket, { peer, proxy: proxies(peer), caller: { address: perAddressKey(peer), relay: relays(peer) && !proxies(peer), proxied: false } });
+  }
+  const { peer, proxy, caller } = peers.get(req.socket)!;
+  const client = (proxy && forwardedFor(req)) || peer;
+  if (client === peer) return withApiKey ? { ...caller, relay: true } : caller;
+  return { address: perAddressKey(client), relay: withApiKey || (relays(client) && !proxies(client)), proxied: true };
 }
