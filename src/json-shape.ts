@@ -4,7 +4,6 @@
 // the config file are both read this way.
 import { MAX_JSON_DEPTH, MAX_JSON_NUMBER_CHARS } from './limits.ts';
 
-const NUMBER_START = /[-0-9]/;
 const NUMBER_CHAR = /[-+0-9.eE]/;
 
 /**
@@ -21,9 +20,9 @@ export function jsonShapeProblem(text: string): string | undefined {
       while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
       const top = stack.at(-1);
       if (top?.keys && top.expectKey) {
-        let key: string;
+        let key = text.slice(i + 1, end);
         try {
-          key = JSON.parse(text.slice(i, end + 1)) as string;
+          if (/[\\\u0000-\u001f]/.test(key)) key = JSON.parse(text.slice(i, end + 1)) as string; // else it is as written
         } catch {
           return undefined; // malformed string: JSON.parse will say so
         }
@@ -40,7 +39,7 @@ export function jsonShapeProblem(text: string): string | undefined {
     } else if (c === ',') {
       const top = stack.at(-1);
       if (top?.keys) top.expectKey = true;
-    } else if (NUMBER_START.test(c)) {
+    } else if ((c >= '0' && c <= '9') || c === '-') {
       let end = i;
       while (end < text.length && NUMBER_CHAR.test(text[end]!)) end++;
       if (end - i > MAX_JSON_NUMBER_CHARS) return `has a number longer than ${MAX_JSON_NUMBER_CHARS} characters`;
