@@ -104,7 +104,7 @@ const IN_BAND: Record<string, unknown> = { '/join': false, '/profiles': [] };
  */
 type Notes = Pick<AnsweredRequest, 'outcome' | 'reason' | 'player'>;
 const notes = new WeakMap<ServerResponse, Notes>();
-const note = (res: ServerResponse, more: Notes): void => void notes.set(res, { ...notes.get(res), ...more });
+const note = (res: ServerResponse, more: Notes): void => void notes.set(res, Object.assign(notes.get(res) ?? {}, more));
 
 /** Names the player a request is about (a login, an admin change) in its log line, cut to a bound. */
 export function notePlayer(res: ServerResponse, name: string): void {
