@@ -27,7 +27,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     req.on('data', onData);
     req.once('end', () => done(Buffer.concat(chunks, size)));
-    req.once('error', () => fail(endedEarly()));
+    // 'close' comes after 'end', or in place of it for a body that broke off. No 'error' listener:
+    // node:http emits a request's 'error' only to listeners, so a broken body is only a 'close'.
     req.once('close', () => req.complete || fail(endedEarly()));
   });
 }
