@@ -129,6 +129,9 @@ function start(command: string[], port?: number): Promise<Started> {
       out += d.toString('utf8');
       const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
       if (m && port === undefined) listening(m[1]!);
+      // Once it listens, its lines are read and dropped unlooked-at: this process shares the
+      // load generator's core, and scanning a line a request would take from the generator.
+      if (m) child.stdout!.off('data', onData).resume();
       if (out.length > 1e6) out = out.slice(-1000);
     };
     // The server logs a line a request: keep reading, or the pipe fills and stalls it.
