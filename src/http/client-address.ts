@@ -51,8 +51,7 @@ export function addressList(text: string): AddressList {
 
 /** The last X-Forwarded-For entry, when it is an IP address. Node joins repeated headers with ", ". */
 function forwardedFor(req: IncomingMessage): string | undefined {
-  const header = req.headers['x-forwarded-for'];
-  const list = Array.isArray(header) ? header.join(',') : (header ?? '');
+  const list = String(req.headers['x-forwarded-for'] ?? ''); // (an array, were it one, as "a,b")
   const last = list.slice(list.lastIndexOf(',') + 1).trim();
   return isIP(last) === 0 ? undefined : last;
 }

@@ -41,10 +41,7 @@ export type TextureChange = Partial<Pick<User, 'skinUrl' | 'skinHash' | 'capeUrl
 export type CreateResult = 'created' | 'name_taken' | 'id_taken' | 'invite_invalid';
 
 /** Failed logins counted under one key: how many in a row, and when the last was. */
-export interface LoginFailures {
-  failures: number;
-  lastAt: number;
-}
+export type LoginFailures = { failures: number; lastAt: number };
 
 /** An invitation to register, kept only as the SHA-256 digest (lower-case hex) of its code. */
 export interface Invite {
