@@ -11,8 +11,15 @@ const USER_COLUMNS = `${PLAYER_COLUMNS}, users.password_hash AS passwordHash, us
 
 /** A row of USER_COLUMNS as a User: the model flag is stored as 0 or 1. */
 const toUser = (row: unknown): User | undefined => (row ? { ...(row as User), isAlex: (row as { isAlex: unknown }).isAlex === 1 } : undefined);
-/** A row of PLAYER_COLUMNS as a Player, the same way. */
-const toPlayer = toUser as (row: unknown) => Player | undefined;
+/**
+ * A row of PLAYER_COLUMNS as a Player, field by field: the look-ups' rows, where a copy of the
+ * driver's row whole (a spread) cost more than half of reading it.
+ */
+const toPlayer = (row: unknown): Player | undefined => {
+  if (!row) return undefined;
+  const { id, name, skinUrl, skinHash, capeUrl, capeHash, isAlex } = row as Record<keyof Player, never>;
+  return { id, name, skinUrl, skinHash, capeUrl, capeHash, isAlex: isAlex === 1 };
+};
 
 /**
  * Opens (creating and migrating when needed) the database at `path`. node:sqlite is imported
