@@ -61,7 +61,7 @@ test('the quick start runs as written and every answer is the one it shows', { s
 
   const script = session!.replaceAll('127.0.0.1:8080', `127.0.0.1:${server.port}`);
   assert.notEqual(script, session, 'the session calls http://127.0.0.1:8080');
-  const run = await runProc(['sh', '-c', script], { cwd: tmp.dir, env, timeoutMs: 30_000 });
+  const run = await runProc(['sh', '-c', script], { cwd: tmp.dir, env, timeoutMs: 60_000 });
   assert.equal(run.code, 0, `stdout: ${run.stdout}\nstderr: ${run.stderr}`);
   const shown = session!.split('\n').filter((l) => l.startsWith('# {')).map((l) => l.slice(2));
   const answers = run.stdout.trim().split('\n');

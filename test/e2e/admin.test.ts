@@ -220,7 +220,7 @@ describe('the admin token', () => {
   test('a token under 16 characters is refused at start (exit 2) without being printed', async () => {
     const short = 'Sh0rt-admin-15c';
     assert.equal(short.length, 15);
-    const r = await runCli(['serve', '--port', '0', '--db', db, '--admin-token', short], { timeoutMs: 10_000 });
+    const r = await runCli(['serve', '--port', '0', '--db', db, '--admin-token', short], { timeoutMs: 60_000 });
     assert.equal(r.timedOut, false, 'the server started');
     assert.equal(r.code, 2, `exit ${r.code}\n${r.stderr}`);
     assert.match(r.stderr, /--admin-token/);

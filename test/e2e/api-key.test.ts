@@ -159,8 +159,8 @@ describe('the key stays secret', () => {
   test('a key under 16 characters is refused at start (exit 2), and the message does not show it', async () => {
     const short = 'Sh0rt-key-15chr';
     assert.equal(short.length, 15);
-    const viaFlag = await runCli(['serve', '--port', '0', '--db', db, '--api-key', short], { timeoutMs: 10_000 });
-    const viaEnv = await runCli(['serve', '--port', '0', '--db', db], { env: { MCAUTH_API_KEY: short }, timeoutMs: 10_000 });
+    const viaFlag = await runCli(['serve', '--port', '0', '--db', db, '--api-key', short], { timeoutMs: 60_000 });
+    const viaEnv = await runCli(['serve', '--port', '0', '--db', db], { env: { MCAUTH_API_KEY: short }, timeoutMs: 60_000 });
     for (const [label, r] of [['--api-key', viaFlag], ['MCAUTH_API_KEY', viaEnv]] as const) {
       assert.equal(r.timedOut, false, `${label}: the server started instead of refusing`);
       assert.equal(r.code, 2, `${label}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);

@@ -130,7 +130,7 @@ test('after SIGKILL under load, every acknowledged token, join and added player 
   const cli: Promise<ProcResult>[] = [];
   const launching = (async () => {
     for (const name of cliNames) {
-      const run = runCli(['user', 'add', name, '--db', db], { stdin: `${name}-pw\n`, timeoutMs: 30_000 });
+      const run = runCli(['user', 'add', name, '--db', db], { stdin: `${name}-pw\n`, timeoutMs: 60_000 });
       cli.push(run.finally(() => void (killed || cliDone++)));
       await sleep(TRAFFIC_MS / cliNames.length);
     }

@@ -155,7 +155,7 @@ for (const bad of CASES) {
         const path = bad.make(dir);
         const before = snapshot(dir);
 
-        const r: ProcResult = await runCli(command.args(path, out), { cwd, stdin: command.stdin ?? '', timeoutMs: 15_000 });
+        const r: ProcResult = await runCli(command.args(path, out), { cwd, stdin: command.stdin ?? '', timeoutMs: 60_000 });
         const all = `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
         assert.equal(r.timedOut, false, `${command.name} kept running (it served?)\n${all}`);
         assert.notEqual(r.code, 0, `exit 0\n${all}`);

@@ -54,7 +54,7 @@ function denoCommand(grants: Grants, args: string[]): string[] {
 
 /** Runs to the end; a refusal must come at once, so a short timeout tells a hang from an exit. */
 function runDeno(grants: Grants, args: string[], stdin?: string): Promise<ProcResult> {
-  return runProc(denoCommand(grants, args), { stdin: stdin ?? '', timeoutMs: 15_000 });
+  return runProc(denoCommand(grants, args), { stdin: stdin ?? '', timeoutMs: 60_000 });
 }
 
 /** Asserts an exit with a failure status and Deno's permission message naming `what`. */

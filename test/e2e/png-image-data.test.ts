@@ -43,7 +43,7 @@ let files = 0;
 function cli(kind: 'skin' | 'cape', name: string, png: Buffer): Promise<ProcResult> {
   const file = pathJoin(tmp.dir, `upload-${++files}.png`);
   writeFileSync(file, png);
-  return runCli(['user', kind, name, file, '--db', db], { timeoutMs: 30_000 });
+  return runCli(['user', kind, name, file, '--db', db], { timeoutMs: 60_000 });
 }
 
 function assertRefused(r: ProcResult, message: string, what: string): void {

@@ -93,7 +93,7 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
 
   // Rule: a worker that cannot start fails the whole start (exit 1), instead of a restart loop.
   test('a worker that cannot listen fails the start with status 1', async () => {
-    const r = await runCli(['serve', '--db', db, '--workers', '2', '--host', '192.0.2.1', '--port', '0'], { timeoutMs: 15_000 });
+    const r = await runCli(['serve', '--db', db, '--workers', '2', '--host', '192.0.2.1', '--port', '0'], { timeoutMs: 60_000 });
     assert.equal(r.timedOut, false, 'it kept running');
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stderr, /cannot listen on 192\.0\.2\.1/);

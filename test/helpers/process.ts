@@ -48,7 +48,11 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** Runs a command to completion, feeding `stdin` (then closed); killed after `timeoutMs`. */
+/**
+ * Runs a command to completion, feeding `stdin` (then closed); killed after `timeoutMs` (60 s by
+ * default: a bound for a command that hangs, wide enough for a CLI start and a hash on a machine
+ * whose cores are busy with other work).
+ */
 export function runProc(command: string[], opts: RunOptions = {}): Promise<ProcResult> {
   const [cmd, ...args] = command;
   return new Promise((done, fail) => {
@@ -59,7 +63,7 @@ export function runProc(command: string[], opts: RunOptions = {}): Promise<ProcR
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, opts.timeoutMs ?? 15_000);
+    }, opts.timeoutMs ?? 60_000);
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdin.on('error', () => {});
@@ -130,11 +134,12 @@ export interface Listening {
 }
 
 const LISTEN_LINE = /listening on http:\/\/(\S+?):(\d+)/;
-const START_MS = 15_000;
+/** How long a server may take to listen before it is taken for hung: wide, for a busy machine. */
+const START_MS = 60_000;
 
 /**
  * Spawns `command` (the whole command line) and resolves once stdout has the line that says
- * where it listens; rejects when it exits first, or after 15 s (it is then killed).
+ * where it listens; rejects when it exits first, or after START_MS (it is then killed).
  */
 export function spawnListening(command: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Listening> {
   const [cmd, ...args] = command;
@@ -159,7 +164,7 @@ export function spawnListening(command: string[], opts: { env?: Record<string, s
     out += d;
     for (const w of waiters) w();
   });
-  const waitFor = <T>(what: string, probe: (stdout: string) => T | undefined, ms = 15_000): Promise<T> =>
+  const waitFor = <T>(what: string, probe: (stdout: string) => T | undefined, ms = 30_000): Promise<T> =>
     new Promise((found, fail) => {
       const finish = (): void => {
         waiters.delete(check);
@@ -275,7 +280,7 @@ export async function startServerOnFreePort(args: (port: number) => string[], en
 /** Adds a user through the CLI and returns its UUID (as the CLI prints it). */
 export async function addUser(db: string, name: string, password: string, extra: string[] = [], env: Record<string, string> = {}): Promise<string> {
   const r = await runCli(['user', 'add', name, '--db', db, ...extra], { stdin: password + '\n', env });
-  if (r.code !== 0) throw new Error(`user add failed: ${r.stderr}`);
+  if (r.code !== 0) throw new Error(`user add failed${r.timedOut ? ' (no end within its time; killed)' : ''}: ${r.stderr}`);
   const m = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec(r.stdout);
   if (!m) throw new Error(`user add printed no UUID: ${r.stdout}`);
   return m[0];

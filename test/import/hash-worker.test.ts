@@ -67,7 +67,7 @@ test('closing rejects the jobs still waiting', async () => {
 
 test('idle workers do not keep a process alive', async () => {
   const fixture = join(ROOT, 'test', 'import', 'fixtures', 'idle-workers.ts');
-  const result = await runProc([process.execPath, '--import', 'tsx', fixture], { cwd: ROOT, timeoutMs: 20_000 });
+  const result = await runProc([process.execPath, '--import', 'tsx', fixture], { cwd: ROOT, timeoutMs: 60_000 });
   assert.equal(result.timedOut, false, 'the process did not end by itself');
   assert.equal(result.stdout, 'true\n', result.stderr);
   assert.equal(result.code, 0);
@@ -82,7 +82,7 @@ for (const runtime of ['node', 'deno'] as const) {
   test(`on ${runtime}, a worker started from the bundle serves hash jobs, not the program`, { skip }, async () => {
     const fixture = join(ROOT, 'test', 'import', 'fixtures', 'bundle-worker.ts');
     const command = runtime === 'deno' ? [DENO, 'run', '-A', fixture] : [process.execPath, '--import', 'tsx', fixture];
-    const result = await runProc(command, { cwd: ROOT, timeoutMs: 30_000 });
+    const result = await runProc(command, { cwd: ROOT, timeoutMs: 60_000 });
     assert.equal(result.stdout, '{"id":1,"ok":true}\n', result.stderr);
     assert.equal(result.code, 0);
   });
