@@ -8,6 +8,7 @@ import type { Options, Sql } from 'postgres';
 import { ServiceError } from '../service/errors.ts';
 import type { Store } from '../store/store.ts';
 import { createPostgresStore } from './store.ts';
+import { turnHosts } from './url.ts';
 import { databaseWindowLimits } from './window-limit.ts';
 import type { WindowLimits } from '../ops/window-limit.ts';
 
@@ -87,6 +88,7 @@ function bounded<A extends unknown[], R>(pool: Pool, call: (...args: A) => R | P
       return await Promise.race([made, deadline]);
     } catch (err) {
       if (err instanceof DeadlineError) watchStuck(pool, made, madeAt);
+      else if ((err as { code?: unknown }).code === 'CONNECT_TIMEOUT') turnAway(pool);
       if (isUnreachable(err)) throw unavailable();
       throw err;
     } finally {
@@ -123,6 +125,16 @@ const pools = new WeakMap<Sql, Pool>();
  * made, and the pool has not been replaced since, the pool is replaced (see STUCK_MS). A slow
  * database answers in the end; only a lost one leaves a call unanswered so long.
  */
+/**
+ * After a connection attempt ran out its time: the pool is replaced, its hosts turned by one
+ * (at most once a CONNECT_TIMEOUT_S). The driver starts each of its connections at the first host
+ * of the URL, so with a silent first host every connection of a pool would wait out its own
+ * timeout there, one after another, before any tried the promoted standby.
+ */
+function turnAway(pool: Pool): void {
+  if (performance.now() - pool.replacedAt >= CONNECT_TIMEOUT_S * 1000) pool.replace();
+}
+
 function watchStuck(pool: Pool, made: Promise<unknown>, madeAt: number): void {
   let answered = false;
   made.then(() => (answered = true), () => (answered = true));
@@ -158,14 +170,16 @@ recoverable.push((err) => {
 /**
  * A driver instance that forwards every use to the current one of `open`'s, so that the pool
  * behind it can be replaced (see replaceable) without the store noticing; `end` ends it for good.
+ * `open` is told how many pools came before: the hosts a replacement tries first turn by one.
  */
-function replaceablePool(open: () => Sql): Sql {
-  let current = open();
+function replaceablePool(open: (before: number) => Sql): Sql {
+  let opened = 0;
+  let current = open(opened++);
   const pool: Pool = {
     replacedAt: performance.now(),
     replace: () => {
       const broken = current;
-      current = open();
+      current = open(opened++);
       pool.replacedAt = performance.now();
       void broken.end({ timeout: 0 }).catch(() => {});
     },
@@ -193,7 +207,7 @@ function replaceablePool(open: () => Sql): Sql {
 export async function connectPostgres(url: string, env: Record<string, string | undefined>, { connections = POOL_SIZE } = {}): Promise<Sql> {
   const postgres = await loadDriver();
   const password = passwordFromFile(env);
-  return replaceablePool(() => postgres(url, {
+  return replaceablePool((before) => postgres(turnHosts(url, before), {
     ...(password === undefined ? {} : { password }),
     // libpq's read-write, as the driver can tell it: postgres.js takes a hot standby for
     // read-write (it asks a setting a standby leaves off), and a primary is what takes writes.

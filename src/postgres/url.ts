@@ -24,3 +24,20 @@ export function maskDbUrl(db: string): string {
 
 /** How a database is named in what the program says: a file by its absolute path, a PostgreSQL URL with its password masked. */
 export const dbLabel = (db: string): string => (isPostgresUrl(db) ? maskDbUrl(db) : resolve(db));
+
+/**
+ * The URL with its list of hosts (libpq's `h1:5432,h2:5432`) turned by `turns`: the host that was
+ * first is last after one turn. A pool replaced because its host went silent (see connect.ts)
+ * then tries the next host first, not the silent one again for each of its connections. The hosts
+ * begin after the user part (up to the last "@" before any "?") and end at "/", "?" or "#"; what
+ * does not read as a list of hosts (a password as typed holding those) is left as it is.
+ */
+export function turnHosts(url: string, turns: number): string {
+  const query = url.indexOf('?');
+  const from = Math.max(url.indexOf('://') + 3, url.lastIndexOf('@', query === -1 ? url.length : query) + 1);
+  const end = url.slice(from).search(/[/?#]|$/) + from;
+  const hosts = url.slice(from, end).split(',');
+  const k = turns % hosts.length;
+  if (k === 0 || !hosts.every((h) => /^(\[[\da-f:.]+\]|[\w.-]+)(:\d+)?$/i.test(h))) return url;
+  return url.slice(0, from) + [...hosts.slice(k), ...hosts.slice(0, k)].join(',') + url.slice(end);
+}

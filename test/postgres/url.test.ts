@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isPostgresUrl, maskDbUrl } from '../../src/postgres/url.ts';
+import { isPostgresUrl, maskDbUrl, turnHosts } from '../../src/postgres/url.ts';
 
 test('postgres:// and postgresql:// (any case) are PostgreSQL; a path, :memory: and other schemes are not', () => {
   for (const db of ['postgres://u@h/db', 'postgresql://u@h:5432/db', 'POSTGRES://u@h/db']) assert.equal(isPostgresUrl(db), true, db);
@@ -23,4 +23,18 @@ test('the password is masked wherever the URL holds it, and nothing else changes
     ['mcauth.db', 'mcauth.db'],
   ];
   for (const [db, shown] of cases) assert.equal(maskDbUrl(db), shown, db);
+});
+
+// Rule: a pool replaced because its host went silent tries the next host first (connect.ts).
+test("a URL's hosts turn by one a replacement; one host, or what is not a host list, stays as it is", () => {
+  const two = 'postgres://u:p%40ss@db1:5432,db2:5433/auth?target_session_attrs=read-write';
+  assert.equal(turnHosts(two, 0), two);
+  assert.equal(turnHosts(two, 1), 'postgres://u:p%40ss@db2:5433,db1:5432/auth?target_session_attrs=read-write');
+  assert.equal(turnHosts(two, 2), two);
+  assert.equal(turnHosts('postgresql://h1,h2,[::1]:6432', 1), 'postgresql://h2,[::1]:6432,h1');
+  assert.equal(turnHosts('postgresql://h1,h2,[::1]:6432', 2), 'postgresql://[::1]:6432,h1,h2');
+  // One host; a password as typed holding "?" (the hosts cannot be told); an "@" and a "," in a parameter.
+  assert.equal(turnHosts('postgres://u@db1/auth', 1), 'postgres://u@db1/auth');
+  assert.equal(turnHosts('postgres://u:pa?ss,x@db1:1,db2:2/auth', 1), 'postgres://u:pa?ss,x@db1:1,db2:2/auth');
+  assert.equal(turnHosts('postgres://u@db1,db2/auth?options=a@b,c', 1), 'postgres://u@db2,db1/auth?options=a@b,c');
 });
