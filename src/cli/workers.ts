@@ -13,6 +13,9 @@ const RELOAD_START_TIMEOUT_MS = 60_000;
 
 export const isWorker = (): boolean => cluster.isWorker;
 
+/** "the 2 workers", or "the 1 worker" (a reload may find only one serving). */
+const theWorkers = (n: number): string => `the ${n} ${n === 1 ? 'worker' : 'workers'}`;
+
 /** Ends this process by `signal`'s own action, as if no handler had been installed. */
 export function endBySignal(signal: NodeJS.Signals): void {
   process.removeAllListeners(signal);
@@ -98,14 +101,14 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
   /** Replaces the serving workers one at a time: a new one listens before its old one is told to stop. */
   const replaceAll = async (): Promise<void> => {
     const old = [...serving];
-    log.info(`mcauth reloading on SIGHUP: replacing the ${old.length} workers one at a time with new processes of ${process.argv[1]}`);
+    log.info(`mcauth reloading on SIGHUP: replacing ${theWorkers(old.length)} one at a time with new processes of ${process.argv[1]}`);
     for (const [i, worker] of old.entries()) {
       // One that ended meanwhile was replaced by a new process already.
       if (!serving.has(worker)) continue;
       const started = await startOne(RELOAD_START_TIMEOUT_MS);
       if (phase !== 'running') return;
       if ('reason' in started) {
-        log.error(`mcauth reload stopped: a new worker could not start (${started.reason}; see its message above); the ${serving.size} workers serving (${pids(serving)}) keep serving`);
+        log.error(`mcauth reload stopped: a new worker could not start (${started.reason}; see its message above); ${theWorkers(serving.size)} serving (${pids(serving)}) ${serving.size === 1 ? 'keeps' : 'keep'} serving`);
         return;
       }
       serving.delete(worker);
@@ -113,7 +116,7 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
       worker.process.kill('SIGTERM');
       log.info(`mcauth reload: worker ${worker.process.pid} replaced by ${started.worker.process.pid} (${i + 1} of ${old.length}); the old one finishes its requests in flight`);
     }
-    log.info(`mcauth reloaded: the ${serving.size} workers serving (${pids(serving)}) started after the SIGHUP`);
+    log.info(`mcauth reloaded: ${theWorkers(serving.size)} serving (${pids(serving)}) started after the SIGHUP`);
   };
 
   process.on('SIGHUP', () => {
