@@ -5,6 +5,7 @@
 // moment when no worker listens. Every worker reads and writes the same SQLite file, and nothing
 // is cached between requests, so a write through one is seen by the others at once.
 import cluster, { type Worker } from 'node:cluster';
+import { once } from 'node:events';
 import type { Logger } from '../ops/log.ts';
 import type { ListenAddress } from '../serve.ts';
 
@@ -168,8 +169,10 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
         if ('reason' in started) {
           // It never served: its reason is on standard error. Starting another would fail the same way.
           phase = 'failed';
-          for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
-          fail(new Error(`a worker could not start (${started.reason}); see its message above`));
+          const left = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+          for (const w of left) w.process.kill('SIGKILL');
+          // Said once they have ended: the caller may remove the database file they would open.
+          void Promise.all(left.map((w) => once(w, 'exit'))).then(() => fail(new Error(`a worker could not start (${started.reason}); see its message above`)));
         } else if (--waiting === 0) {
           phase = 'running';
           ready(started.at);
