@@ -253,8 +253,19 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io, file: Config
   if (config.db === MEMORY_DB) throw new UsageError('--workers above 1 need a database file: each worker would have an in-memory store of its own');
   // A scrape would reach one worker or another, and its counters would jump between theirs.
   if (config.metrics) throw new UsageError('--metrics cannot be used with --workers above 1: each scrape would count one worker of several');
+  // A stop asked for while the database is checked (which may wait on an unreachable PostgreSQL),
+  // before startWorkers takes the signals over: the start ends at once, with status 0 as a stop's,
+  // not by the signal's default action. No transaction is open between two awaits, which is
+  // where a handler runs; a database this start made is not left behind.
+  let created: string[] = [];
+  const stopEarly = (signal: NodeJS.Signals): void => {
+    log.info(`mcauth stopped on ${signal} before its workers started`);
+    removeFiles(created);
+    process.exit(0);
+  };
+  process.on('SIGTERM', stopEarly).on('SIGINT', stopEarly);
   log.debug('settings in effect', { settings: maskSecrets(config) });
-  const created = createDatabaseFile(config.db);
+  created = createDatabaseFile(config.db);
   const store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env }).catch((err: unknown) => {
     removeFiles(created);
     throw err;
@@ -262,6 +273,7 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io, file: Config
   const users = await store.countUsers();
   const hostedTextures = await store.countTextures();
   await store.close();
+  process.off('SIGTERM', stopEarly).off('SIGINT', stopEarly);
   let at: ListenAddress;
   try {
     at = await startWorkers(config.workers, log, systemdSocketFd(io.env, process.pid) !== undefined);

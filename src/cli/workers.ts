@@ -33,7 +33,10 @@ const isListeningMessage = (m: unknown): m is ListeningMessage => typeof m === '
 /** In a worker: tells the primary where it listens (the cluster's own event does not know the address of an inherited socket). */
 export function tellPrimaryListening(at: ListenAddress): void {
   const message: ListeningMessage = { mcauthListening: at };
-  process.send?.(message);
+  // A primary that has gone (stopped during the start) cannot be told; the callback keeps the
+  // failed write from being an unhandled 'error' with a stack, and node:cluster ends this worker
+  // when its channel closes.
+  process.send?.(message, undefined, {}, () => {});
 }
 
 type Started = { worker: Worker; at: ListenAddress } | { reason: string };
@@ -141,7 +144,9 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
   cluster.on('exit', (worker, code, signal) => {
     const wasServing = serving.delete(worker);
     if (phase === 'stopping') {
-      if (Object.keys(cluster.workers ?? {}).length === 0) {
+      // Not cluster.workers' count: it lists a worker until it has both exited and disconnected,
+      // and the disconnect may come after this event; the last one would then never end this.
+      if (Object.values(cluster.workers ?? {}).every((w) => w?.isDead() !== false)) {
         log.info('mcauth stopped: every worker has finished and closed the database');
         process.exit(0);
       }
