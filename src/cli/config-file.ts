@@ -7,6 +7,15 @@ import { UsageError } from './usage.ts';
 
 const KEYS = new Set<string>(SERVE_OPTIONS.map((o) => o.key));
 
+/** A key as written without case, dashes and underscores: public-url, PUBLIC_URL and publicurl all mean publicUrl. */
+const loose = (key: string): string => key.toLowerCase().replaceAll(/[-_]/g, '');
+
+/** The hint for an unknown key: the known key it is a spelling of, else how keys are named. */
+function keyHint(key: string): string {
+  const meant = [...KEYS].find((known) => loose(known) === loose(key));
+  return meant === undefined ? "keys are the options' names in camelCase, such as joinTtl" : `did you mean ${quote(meant)}?`;
+}
+
 /** Reads and checks the file: JSON, one object, only known keys (values are checked with the flags'). */
 export function readConfigFile(path: string): ConfigFile {
   let text: string;
@@ -33,7 +42,7 @@ export function readConfigFile(path: string): ConfigFile {
     throw new UsageError(`the config file ${quote(path)} must hold one JSON object`);
   }
   for (const key of Object.keys(values)) {
-    if (!KEYS.has(key)) throw new UsageError(`${path}: unknown key ${quote(key)} (keys are the options' names in camelCase, such as joinTtl)`);
+    if (!KEYS.has(key)) throw new UsageError(`${path}: unknown key ${quote(key)} (${keyHint(key)})`);
   }
   return { path, values: values as Record<string, unknown> };
 }

@@ -5,7 +5,7 @@ import { quote } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import { DB_OPTIONS } from './options.ts';
 import { parseCommandLine, UsageError, type CommandLine } from './usage.ts';
-import { when, type UserCommandLine, type UserIo } from './user.ts';
+import { noLinkWarning, when, type UserCommandLine, type UserIo } from './user.ts';
 
 export const INVITE_HELP = `Invites (for --registration invite; each takes --db PATH, or MCAUTH_DB, or --config FILE):
   invite create [--uses N] [--expires SECONDS]
@@ -29,9 +29,10 @@ const COMMANDS = {
   create: {
     options: { ...DB_OPTIONS, uses: { type: 'string' }, expires: { type: 'string' } },
     positionals: [],
-    async run(service: Service, { values }: CommandLine, { settings }: UserIo): Promise<string> {
+    async run(service: Service, { values }: CommandLine, { stderr, settings }: UserIo): Promise<string> {
       const invite = await service.createInvite(count(values, 'uses'), count(values, 'expires'));
       const link = accountLink(settings.publicUrl, settings.basePath, 'invite', invite.code);
+      if (!link) stderr.write(noLinkWarning('invite'));
       const head = `Invite ${invite.id} for ${plural(invite.usesLeft, 'player')}, valid until ${when(invite.expiresAt)}; its code is shown only now:`;
       return [head, `Code: ${invite.code}`, ...(link ? [`Link: ${link}`] : [])].join('\n');
     },

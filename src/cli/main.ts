@@ -1,8 +1,8 @@
 // The one program: `serve` (the default) or `user ...`, and how each failure is reported.
-import { closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { listeningLine, startServer, startupWarnings, type ListenAddress } from '../serve.ts';
+import { listeningLine, startServer, startupWarnings, type ListenAddress, type RunningServer } from '../serve.ts';
 import { quote, ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
 import { MEMORY_DB, openStore } from '../store/open.ts';
@@ -80,6 +80,31 @@ function openHint(db: string): string {
 }
 
 /**
+ * Makes the file of a new SQLite database at `db` when there is none. It will hold password
+ * hashes: made 0600 (whatever the umask) before SQLite opens it, which would make it 0644 less the
+ * umask; SQLite gives its -wal and -shm files the same mode. Returns the files this call may take
+ * back (see removeFiles): the database and those of its -wal and -shm that are not there yet;
+ * none when it made no file.
+ */
+function createDatabaseFile(db: string): string[] {
+  if (db === MEMORY_DB || isPostgresUrl(db) || existsSync(db)) return [];
+  const sidecars = [`${db}-wal`, `${db}-shm`].filter((path) => !existsSync(path));
+  try {
+    closeSync(openSync(db, 'wx', 0o600));
+    return [db, ...sidecars];
+  } catch {
+    // EEXIST: another process made it this instant (an empty file is a new database to SQLite).
+    // Anything else (no folder, no permission): SQLite's open below fails and says why.
+    return [];
+  }
+}
+
+/** Removes files a failed start made, so that it leaves no database behind; only ever those createDatabaseFile named, never one that was there before. */
+function removeFiles(paths: string[]): void {
+  for (const path of paths) rmSync(path, { force: true });
+}
+
+/**
  * Opens the store at `db`. Only `serve` and `user add` create a missing (or empty) file: a
  * command that reads (list, backup, ...) refuses a path with no database instead of starting an
  * empty one.
@@ -102,16 +127,7 @@ async function open(db: string, { create, synchronous, env, serving = false }: {
       throw new Error(`cannot open the database "${resolve(db)}": the file is empty (a copy that failed?); remove it to start a new database`);
     }
   }
-  if (create && db !== MEMORY_DB && !existsSync(db)) {
-    // It will hold password hashes: made 0600 (whatever the umask) before SQLite opens it, which
-    // would make it 0644 less the umask; SQLite gives its -wal and -shm files the same mode.
-    try {
-      closeSync(openSync(db, 'wx', 0o600));
-    } catch {
-      // EEXIST: another process made it this instant (an empty file is a new database to SQLite).
-      // Anything else (no folder, no permission): SQLite's open below fails and says why.
-    }
-  }
+  if (create) createDatabaseFile(db);
   try {
     return await openStore(db, synchronous);
   } catch (err) {
@@ -182,9 +198,20 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   if (!isWorker()) log.debug('settings in effect', { settings: maskSecrets(config) });
   // A worker listens on its primary's socket from systemd (node:cluster passes the fd number on to the primary).
   const systemdFd = systemdSocketFd(io.env, isWorker() ? process.ppid : process.pid);
-  // With --workers, the primary logs the start-up warnings, once.
-  const store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env, serving: true });
-  const running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd, limits: limitsOf(store) });
+  // Made here to know whether this start made it (a worker finds its primary's).
+  const created = createDatabaseFile(config.db);
+  let store: Store | undefined;
+  let running: RunningServer;
+  try {
+    store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env, serving: true });
+    // With --workers, the primary logs the start-up warnings, once.
+    running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd, limits: limitsOf(store) });
+  } catch (err) {
+    // A start that fails (the port in use) leaves no new database behind.
+    await store?.close().catch(() => {});
+    removeFiles(created);
+    throw err;
+  }
   // With --workers, the primary says where they listen, once.
   if (isWorker()) {
     log.debug(`worker ${running.banner}`);
@@ -226,15 +253,33 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io, file: Config
   if (config.db === MEMORY_DB) throw new UsageError('--workers above 1 need a database file: each worker would have an in-memory store of its own');
   // A scrape would reach one worker or another, and its counters would jump between theirs.
   if (config.metrics) throw new UsageError('--metrics cannot be used with --workers above 1: each scrape would count one worker of several');
+  // A stop asked for while the database is checked (which may wait on an unreachable PostgreSQL),
+  // before startWorkers takes the signals over: the start ends at once, with status 0 as a stop's,
+  // not by the signal's default action. No transaction is open between two awaits, which is
+  // where a handler runs; a database this start made is not left behind.
+  let created: string[] = [];
+  const stopEarly = (signal: NodeJS.Signals): void => {
+    log.info(`mcauth stopped on ${signal} before its workers started`);
+    removeFiles(created);
+    process.exit(0);
+  };
+  process.on('SIGTERM', stopEarly).on('SIGINT', stopEarly);
   log.debug('settings in effect', { settings: maskSecrets(config) });
-  const store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env });
+  created = createDatabaseFile(config.db);
+  const store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env }).catch((err: unknown) => {
+    removeFiles(created);
+    throw err;
+  });
   const users = await store.countUsers();
   const hostedTextures = await store.countTextures();
   await store.close();
+  process.off('SIGTERM', stopEarly).off('SIGINT', stopEarly);
   let at: ListenAddress;
   try {
     at = await startWorkers(config.workers, log, systemdSocketFd(io.env, process.pid) !== undefined);
   } catch (err) {
+    // The workers have ended (startWorkers waits for them): none opens the file again.
+    removeFiles(created);
     io.stderr.write(`mcauth: ${(err as Error).message}\n`);
     process.exit(1);
   }

@@ -98,7 +98,7 @@ interface OptionSpec {
   help: string;
   /** Never printed: --help shows no value of it. */
   secret?: boolean;
-  /** A flag without a value (--hd-textures); its environment variable takes true/false/1/0, a config file true/false. */
+  /** A flag without a value (--hd-textures); its environment variable takes true/false, 1/0, yes/no, on/off (any case), a config file true/false. */
   boolean?: boolean;
   /** A flag that may be given without its value, which then means this (--trust-proxy); a config file may give true/false. */
   bare?: string;
@@ -116,9 +116,16 @@ const integer = (min: number, max: number) => ({
     /^\d+$/.test(t) && Number(t) >= min && Number(t) <= max ? Number(t) : { refused: `must be a whole number from ${min} to ${max}` },
 });
 
+// The forms environment files and service managers commonly use for a switch, in any case.
+const TRUE_WORDS = ['true', '1', 'yes', 'on'];
+const FALSE_WORDS = ['false', '0', 'no', 'off'];
+
+/** true or false for one of the usual words, else undefined. */
+const switchWord = (t: string): boolean | undefined => (TRUE_WORDS.includes(t.toLowerCase()) ? true : FALSE_WORDS.includes(t.toLowerCase()) ? false : undefined);
+
 const flag = {
   boolean: true,
-  parse: (t: string): boolean | { refused: string } => (['true', '1'].includes(t) ? true : ['false', '0', ''].includes(t) ? false : { refused: 'must be true or false' }),
+  parse: (t: string): boolean | { refused: string } => (t === '' ? false : (switchWord(t) ?? { refused: 'must be true or false (or 1/0, yes/no, on/off)' })),
 };
 
 /** A list of IP addresses and CIDR ranges, or '' for none. */
@@ -247,7 +254,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     fallback: '',
     bare: 'true',
     help: `proxies (IP addresses, CIDR ranges, comma-separated) whose requests take the client address (logs, limits) from the last X-Forwarded-For entry; without a list, or true: loopback (${LOOPBACK}); false: none`,
-    parse: (t) => (['true', '1'].includes(t) ? LOOPBACK : ['false', '0'].includes(t) ? '' : addresses(t)),
+    parse: (t) => (switchWord(t) === true ? LOOPBACK : switchWord(t) === false ? '' : addresses(t)),
   },
   {
     key: 'relay',

@@ -142,13 +142,15 @@ const COMMANDS = {
     async run(service: Service, { positionals: [name] }: CommandLine, { stderr, settings }: UserIo): Promise<string> {
       const { user, code, expiresAt } = await service.createResetCode(name!);
       const link = accountLink(settings.publicUrl, settings.basePath, 'reset', code);
-      if (!link) {
-        stderr.write(`mcauth: warning: no public URL in MCAUTH_PUBLIC_URL or a --config file: the link is the account page's address ({--public-url}{base}/account) followed by #reset= and this code\n`);
-      }
+      if (!link) stderr.write(noLinkWarning('reset'));
       return `Reset link for ${user.name}, valid once until ${when(expiresAt)}; any earlier one is void:\n${link ?? code}`;
     },
   },
 } as const;
+
+/** Said when a code is printed without its link: where the public URL is read from, and how to make the link by hand. */
+export const noLinkWarning = (kind: 'invite' | 'reset'): string =>
+  `mcauth: warning: no public URL in MCAUTH_PUBLIC_URL or a --config file: the link is the account page's address ({--public-url}{base}/account) followed by #${kind}= and this code\n`;
 
 async function upload(service: Service, { values, positionals: [name, file] }: CommandLine, { stderr, settings }: UserIo, kind: 'skin' | 'cape'): Promise<string> {
   if (values.slim && values.classic) throw new UsageError('give --slim or --classic, not both');

@@ -5,6 +5,7 @@
 // moment when no worker listens. Every worker reads and writes the same SQLite file, and nothing
 // is cached between requests, so a write through one is seen by the others at once.
 import cluster, { type Worker } from 'node:cluster';
+import { once } from 'node:events';
 import type { Logger } from '../ops/log.ts';
 import type { ListenAddress } from '../serve.ts';
 
@@ -12,6 +13,9 @@ import type { ListenAddress } from '../serve.ts';
 const RELOAD_START_TIMEOUT_MS = 60_000;
 
 export const isWorker = (): boolean => cluster.isWorker;
+
+/** "the 2 workers", or "the 1 worker" (a reload may find only one serving). */
+const theWorkers = (n: number): string => `the ${n} ${n === 1 ? 'worker' : 'workers'}`;
 
 /** Ends this process by `signal`'s own action, as if no handler had been installed. */
 export function endBySignal(signal: NodeJS.Signals): void {
@@ -29,7 +33,10 @@ const isListeningMessage = (m: unknown): m is ListeningMessage => typeof m === '
 /** In a worker: tells the primary where it listens (the cluster's own event does not know the address of an inherited socket). */
 export function tellPrimaryListening(at: ListenAddress): void {
   const message: ListeningMessage = { mcauthListening: at };
-  process.send?.(message);
+  // A primary that has gone (stopped during the start) cannot be told; the callback keeps the
+  // failed write from being an unhandled 'error' with a stack, and node:cluster ends this worker
+  // when its channel closes.
+  process.send?.(message, undefined, {}, () => {});
 }
 
 type Started = { worker: Worker; at: ListenAddress } | { reason: string };
@@ -98,14 +105,14 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
   /** Replaces the serving workers one at a time: a new one listens before its old one is told to stop. */
   const replaceAll = async (): Promise<void> => {
     const old = [...serving];
-    log.info(`mcauth reloading on SIGHUP: replacing the ${old.length} workers one at a time with new processes of ${process.argv[1]}`);
+    log.info(`mcauth reloading on SIGHUP: replacing ${theWorkers(old.length)} one at a time with new processes of ${process.argv[1]}`);
     for (const [i, worker] of old.entries()) {
       // One that ended meanwhile was replaced by a new process already.
       if (!serving.has(worker)) continue;
       const started = await startOne(RELOAD_START_TIMEOUT_MS);
       if (phase !== 'running') return;
       if ('reason' in started) {
-        log.error(`mcauth reload stopped: a new worker could not start (${started.reason}; see its message above); the ${serving.size} workers serving (${pids(serving)}) keep serving`);
+        log.error(`mcauth reload stopped: a new worker could not start (${started.reason}; see its message above); ${theWorkers(serving.size)} serving (${pids(serving)}) ${serving.size === 1 ? 'keeps' : 'keep'} serving`);
         return;
       }
       serving.delete(worker);
@@ -113,7 +120,7 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
       worker.process.kill('SIGTERM');
       log.info(`mcauth reload: worker ${worker.process.pid} replaced by ${started.worker.process.pid} (${i + 1} of ${old.length}); the old one finishes its requests in flight`);
     }
-    log.info(`mcauth reloaded: the ${serving.size} workers serving (${pids(serving)}) started after the SIGHUP`);
+    log.info(`mcauth reloaded: ${theWorkers(serving.size)} serving (${pids(serving)}) started after the SIGHUP`);
   };
 
   process.on('SIGHUP', () => {
@@ -137,7 +144,9 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
   cluster.on('exit', (worker, code, signal) => {
     const wasServing = serving.delete(worker);
     if (phase === 'stopping') {
-      if (Object.keys(cluster.workers ?? {}).length === 0) {
+      // Not cluster.workers' count: it lists a worker until it has both exited and disconnected,
+      // and the disconnect may come after this event; the last one would then never end this.
+      if (Object.values(cluster.workers ?? {}).every((w) => w?.isDead() !== false)) {
         log.info('mcauth stopped: every worker has finished and closed the database');
         process.exit(0);
       }
@@ -165,8 +174,10 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
         if ('reason' in started) {
           // It never served: its reason is on standard error. Starting another would fail the same way.
           phase = 'failed';
-          for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
-          fail(new Error(`a worker could not start (${started.reason}); see its message above`));
+          const left = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+          for (const w of left) w.process.kill('SIGKILL');
+          // Said once they have ended: the caller may remove the database file they would open.
+          void Promise.all(left.map((w) => once(w, 'exit'))).then(() => fail(new Error(`a worker could not start (${started.reason}); see its message above`)));
         } else if (--waiting === 0) {
           phase = 'running';
           ready(started.at);

@@ -34,10 +34,11 @@ export function knownQuery(req: IncomingMessage, known: string[]): URLSearchPara
   return query;
 }
 
-/** The field `name` as a string. Only own properties count, so `__proto__` tricks read nothing. */
+/** The field `name` as a string. Only own properties count, so `__proto__` tricks read nothing (and find the field missing). */
 export function stringField(body: JsonObject, name: string): string {
   const value = Object.hasOwn(body, name) ? body[name] : undefined;
-  if (typeof value !== 'string') throw new HttpError(400, `Field "${name}" must be a string`);
+  // JSON holds no undefined, so undefined here is an absent field.
+  if (typeof value !== 'string') throw new HttpError(400, `Field "${name}" ${value === undefined ? 'is missing' : 'must be a string'}`);
   return value;
 }
 

@@ -45,6 +45,9 @@ const MAX_LISTED_ROWS = 20;
 
 const n = (count: number): string => count.toLocaleString('en');
 
+/** `count` and `word`, plural unless there is one: "1 player", "2 players". */
+const counted = (count: number, word: string): string => `${n(count)} ${word}${count === 1 ? '' : 's'}`;
+
 /** Counts by key, in the order first seen, as "key: count" lines. */
 function tally(keys: string[]): string[] {
   const counts = new Map<string, number>();
@@ -64,7 +67,7 @@ function report({ path, format }: Source, outcomes: Outcome[], wrote: boolean, d
   const taken = outcomes.filter((o) => o.why === undefined);
   const skipped = outcomes.filter((o) => o.why !== undefined);
   const lines = [
-    `Read ${n(outcomes.length)} players from ${resolve(path)} (${format})`,
+    `Read ${counted(outcomes.length, 'player')} from ${resolve(path)} (${format})`,
     `${wrote ? 'Imported' : 'Would import'}: ${n(taken.length)}`,
     ...tally(taken.map((o) => `hash ${o.hash!.format}`)),
     `Skipped: ${n(skipped.length)}`,
@@ -76,7 +79,7 @@ function report({ path, format }: Source, outcomes: Outcome[], wrote: boolean, d
     lines.push(`Warning: ${who}, which this runtime cannot check (crypto.argon2 needs Node 24.7 or later): they cannot log in until the server runs on such a Node`);
   }
   if (skipped.length > 0) {
-    lines.push(`Skipped players${skipped.length > MAX_LISTED_ROWS ? ` (the first ${MAX_LISTED_ROWS})` : ''}:`);
+    lines.push(`Skipped ${skipped.length === 1 ? 'player' : 'players'}${skipped.length > MAX_LISTED_ROWS ? ` (the first ${MAX_LISTED_ROWS})` : ''}:`);
     for (const o of skipped.slice(0, MAX_LISTED_ROWS)) lines.push(`  ${o.row.where} ${JSON.stringify(o.row.name)}: ${o.problem ?? o.why}`);
   }
   if (dryRun) lines.push('Dry run: nothing was written');

@@ -308,6 +308,8 @@ async function emptyTarget(writer: Writer, replace: boolean): Promise<void> {
   await writer.empty();
 }
 
+const rowCount = (n: number): string => `${n} ${n === 1 ? 'row' : 'rows'}`;
+
 /** Copies one table, a batch at a time, saying how far it got; the rows the source holds. */
 async function copyTable(view: View, writer: Writer, table: Table, progress: (line: string) => void): Promise<number> {
   const total = await view.count(table);
@@ -316,9 +318,9 @@ async function copyTable(view: View, writer: Writer, table: Table, progress: (li
     await writer.insert(table, rows);
     const before = copied;
     copied += rows.length;
-    if (Math.floor(copied / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY) && copied < total) progress(`${table.name}: ${copied} of ${total} rows`);
+    if (Math.floor(copied / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY) && copied < total) progress(`${table.name}: ${copied} of ${rowCount(total)}`);
   }
-  progress(`${table.name}: ${copied} of ${total} rows`);
+  progress(`${table.name}: ${copied} of ${rowCount(total)}`);
   return total;
 }
 

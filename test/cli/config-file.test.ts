@@ -90,6 +90,16 @@ describe('readConfigFile', () => {
     }
   });
 
+  // Rule: an unknown key that is a known one written in another case or with dashes or underscores is answered with that key.
+  test('an unknown key that is a known one spelt otherwise gets "did you mean"', () => {
+    for (const [key, meant] of [['public-url', 'publicUrl'], ['PUBLIC_URL', 'publicUrl'], ['joinTTL', 'joinTtl'], ['join_ttl', 'joinTtl'], ['Max-Connections-Per-Address', 'maxConnectionsPerAddress']]) {
+      const path = configPath(`{"port": 0, ${JSON.stringify(key)}: 1}`);
+      assert.throws(() => readConfigFile(path), { name: 'UsageError', message: `${path}: unknown key "${key}" (did you mean "${meant}"?)` }, key);
+    }
+    const path = configPath('{"listenPort": 1}');
+    assert.throws(() => readConfigFile(path), { message: `${path}: unknown key "listenPort" (keys are the options' names in camelCase, such as joinTtl)` });
+  });
+
   // Rule: the file must hold one JSON object, not another JSON value.
   test('refuses a file that is not one object', () => {
     for (const text of ['[]', '[{"port": 0}]', 'null', '42', '"port"', 'true']) {

@@ -71,6 +71,15 @@ test('the report: read, imported by hash format, skipped by reason, and the skip
   assert.match(bob.stdout, /skin: +https:\/\/cdn\.example\.org\/bob\.png \(slim\)/);
 });
 
+test('one player read, and one skipped, are each said in the singular', async () => {
+  const source = join(dir, 'one.json');
+  writeFileSync(source, JSON.stringify([{ name: 'x', hash: SHA }]));
+  const r = await run(['import', source, '--dry-run']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^Read 1 player from .*one\.json \(json\)$/m);
+  assert.match(r.stdout, /^Skipped player:$/m);
+});
+
 test('more than 20 skipped rows: the first 20 are listed', async () => {
   const source = join(dir, 'many.csv');
   writeFileSync(source, ['name,hash', ...Array.from({ length: 25 }, (_, i) => `bad-${i},${SHA}`)].join('\n'));

@@ -72,6 +72,8 @@ test('invite create, list and revoke: the code shown once, an id after, the link
   assert.equal(made.stdout, `${made.stdout.split('\n')[0]}\nCode: ${code}\nLink: https://auth.example.org/mc/account#invite=${code}\n${DB_LINE}`);
   const plain = await run(['invite', 'create']);
   assert.match(plain.stdout, /^Invite [0-9a-f]{12} for 1 player, valid until .*\nCode: [0-9a-f]{32}\nDatabase: /, 'no link without a public URL');
+  assert.equal(plain.stderr, "mcauth: warning: no public URL in MCAUTH_PUBLIC_URL or a --config file: the link is the account page's address ({--public-url}{base}/account) followed by #invite= and this code\n");
+  assert.equal(made.stderr, '', 'no warning with a public URL');
   const list = (await run(['invite', 'list'])).stdout;
   assert.match(list, new RegExp(`^${id} {2}3 uses left {2}expires \\S+ \\S+ UTC {2}created \\S+ \\S+ UTC\n[0-9a-f]{12} {2}1 use left `), list);
   assert.equal((await run(['invite', 'revoke', code!])).stdout, `Revoked invite ${id}\n${DB_LINE}`);

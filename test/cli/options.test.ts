@@ -54,7 +54,7 @@ test('--trust-proxy takes a list of addresses and CIDR ranges; its old boolean f
   assert.equal(trust({}, {}, true), '127.0.0.1,::1');
   assert.equal(trust({}, {}, false), '');
   assert.equal(trust({}, {}, '::1'), '::1');
-  for (const bad of ['yes', '10.0.0.0/33', '::/129', '10.0.0.0/', '300.1.1.1', 'example.org', '10.0.0.0/8/8']) {
+  for (const bad of ['maybe', '10.0.0.0/33', '::/129', '10.0.0.0/', '300.1.1.1', 'example.org', '10.0.0.0/8/8']) {
     assert.throws(() => trust({ 'trust-proxy': bad }), { message: /--trust-proxy must be IP addresses or CIDR ranges/ }, bad);
   }
   assert.throws(() => resolveServeConfig({ relay: 'localhost' }, {}), { message: /--relay must be IP addresses or CIDR ranges, comma-separated: "localhost"/ });
@@ -87,7 +87,7 @@ test('invalid values name their source', () => {
   assert.throws(() => resolveServeConfig({ 'public-url': 'ftp://x' }, {}), { message: /--public-url must be an http/ });
   assert.equal(resolveServeConfig({ 'hd-textures': true }, {}).hdTextures, true);
   assert.equal(resolveServeConfig({}, { MCAUTH_HD_TEXTURES: '1' }).hdTextures, true);
-  assert.throws(() => resolveServeConfig({}, { MCAUTH_HD_TEXTURES: 'yes' }), { message: /MCAUTH_HD_TEXTURES must be true or false/ });
+  assert.throws(() => resolveServeConfig({}, { MCAUTH_HD_TEXTURES: 'maybe' }), { message: 'MCAUTH_HD_TEXTURES must be true or false (or 1/0, yes/no, on/off), got "maybe"' });
   assert.throws(() => resolveServeConfig({ 'admin-token': 'has a space in it!' }, {}), { message: '--admin-token must be at least 16 printable ASCII characters, no spaces' });
   assert.throws(() => resolveServeConfig({ 'admin-token': 'ünïcödé-token-0123' }, {}), { message: /--admin-token must be/ });
   assert.throws(() => resolveServeConfig({ 'admin-token': 'same-secret-0123456', 'api-key': 'same-secret-0123456' }, {}), { message: '--admin-token must differ from --api-key' });
@@ -117,4 +117,18 @@ test('command lines: unknown options, missing values and stray arguments are usa
   assert.throws(() => parseCommandLine(['--db'], options, []), { message: '--db needs a value' });
   assert.throws(() => parseCommandLine(['a', 'b'], options, ['NAME']), { message: 'expected NAME, got "a" "b"' });
   assert.throws(() => parseCommandLine([], options, ['NAME']), { message: 'expected NAME, got none' });
+});
+
+test('a switch in the environment takes 1/0, true/false, yes/no and on/off, in any case', () => {
+  for (const word of ['1', 'true', 'TRUE', 'yes', 'Yes', 'on', 'ON']) {
+    assert.equal(resolveServeConfig({}, { MCAUTH_ACCOUNT_PAGE: word }).accountPage, true, word);
+    assert.equal(resolveServeConfig({}, { MCAUTH_TRUST_PROXY: word }).trustProxy, resolveServeConfig({ 'trust-proxy': 'true' }, {}).trustProxy, word);
+  }
+  for (const word of ['0', 'false', 'False', 'no', 'NO', 'off', 'Off', '']) {
+    assert.equal(resolveServeConfig({}, { MCAUTH_ACCOUNT_PAGE: word }).accountPage, false, word);
+  }
+  for (const word of ['0', 'false', 'no', 'OFF']) assert.equal(resolveServeConfig({}, { MCAUTH_TRUST_PROXY: word }).trustProxy, '', word);
+  for (const word of ['y', 'enabled', '2', ' yes']) {
+    assert.throws(() => resolveServeConfig({}, { MCAUTH_METRICS: word }), { message: /^MCAUTH_METRICS must be true or false \(or 1\/0, yes\/no, on\/off\)/ }, word);
+  }
 });

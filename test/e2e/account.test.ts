@@ -276,7 +276,7 @@ describe('registration', () => {
       [{ name: 'Shorty', password: 'seven-7' }, 400, 'The password must be at least 8 characters'],
       [{ name: 'Shorty', password: 'x'.repeat(257) }, 400, 'The password must be at most 256 bytes'],
       [{ name: 'Shorty', password: 'long-enough', uuid: 'b50ad385829d3141a2167e7d7539ba7f' }, 400, 'Unknown field "uuid": this call takes name, password, invite'],
-      [{ name: 'Shorty' }, 400, 'Field "password" must be a string'],
+      [{ name: 'Shorty' }, 400, 'Field "password" is missing'],
       [{ name: 5, password: 'long-enough' }, 400, 'Field "name" must be a string'],
       [['Shorty'], 400, 'Request body must be a JSON object'],
       ['{"name":"Shorty","name":"Other","password":"long-enough"}', 400, 'Request body has the key "name" twice'],

@@ -264,9 +264,9 @@ describe('players', () => {
       ['a 17-character name', { name: 'a'.repeat(17), password: 'some-password' }, 400, `Invalid name "${'a'.repeat(17)}": use 3 to 16 letters, digits and _`],
       ['an invalid UUID', { name: 'BadUuid', password: 'some-password', uuid: 'not-a-uuid' }, 400, 'Invalid UUID "not-a-uuid"'],
       ['uuid and offlineUuid', { name: 'Both', password: 'some-password', uuid: '7d1b2c3a-4e5f-4071-8293-a4b5c6d7e8f0', offlineUuid: true }, 400, 'Give uuid or offlineUuid, not both'],
-      ['no password', { name: 'NoPass' }, 400, 'Field "password" must be a string'],
+      ['no password', { name: 'NoPass' }, 400, 'Field "password" is missing'],
       ['an empty password', { name: 'EmptyPass', password: '' }, 400, 'The password must not be empty'],
-      ['no name', { password: 'some-password' }, 400, 'Field "name" must be a string'],
+      ['no name', { password: 'some-password' }, 400, 'Field "name" is missing'],
       ['a numeric uuid', { name: 'NumUuid', password: 'some-password', uuid: 5 }, 400, 'Field "uuid" must be a string'],
       ['a string offlineUuid', { name: 'StrOffline', password: 'some-password', offlineUuid: 'yes' }, 400, 'Field "offlineUuid" must be a boolean'],
       ['an array', ['Creator'], 400, 'Request body must be a JSON object'],
@@ -360,7 +360,7 @@ describe('players', () => {
     assert.equal(await joins(t2, made.uuid), false);
     assertFail(await game('/auth', { login: 'Changer', password: 'old-password' }), 401, 'Wrong login or password');
     assert.equal(await joins(await loginToken('Changer', 'new-password'), made.uuid), true);
-    assertFail(await call(admin, 'POST', '/admin/users/Changer/password', { body: {} }), 400, 'Field "password" must be a string');
+    assertFail(await call(admin, 'POST', '/admin/users/Changer/password', { body: {} }), 400, 'Field "password" is missing');
     assertFail(await call(admin, 'POST', '/admin/users/Changer/password', { body: { password: '' } }), 400, 'The password must not be empty');
     assertFail(await call(admin, 'POST', '/admin/users/Changer/password', { body: { password: 'x'.repeat(257) } }), 400, 'The password must be at most 256 bytes');
     assertFail(await call(admin, 'POST', '/admin/users/Changer/password'), 400, 'Request body is empty');

@@ -78,8 +78,8 @@ describe('/auth', () => {
   });
 
   test('missing or non-string fields are 400 with the field named', async () => {
-    assertFail(await server.post('/auth', { password: 'alice-secret' }), 400, 'Field "login" must be a string');
-    assertFail(await server.post('/auth', { login: 'Alice' }), 400, 'Field "password" must be a string');
+    assertFail(await server.post('/auth', { password: 'alice-secret' }), 400, 'Field "login" is missing');
+    assertFail(await server.post('/auth', { login: 'Alice' }), 400, 'Field "password" is missing');
     assertFail(await server.post('/auth', { login: 5, password: 'alice-secret' }), 400, 'Field "login" must be a string');
     assertFail(await server.post('/auth', { login: 'Alice', password: null }), 400, 'Field "password" must be a string');
     assertFail(await server.post('/auth', { login: ['Alice'], password: 'alice-secret' }), 400, 'Field "login" must be a string');

@@ -146,7 +146,8 @@ describe('a bad file is refused at start', () => {
   // Rule: an unknown key is refused, named.
   test('an unknown key: exit 2 naming it', async () => {
     await assertRefused({ ...FILE, listenPort: 8080 }, 'unknown key "listenPort"');
-    await assertRefused({ ...FILE, 'join-ttl': 30 }, 'unknown key "join-ttl"');
+    await assertRefused({ ...FILE, 'join-ttl': 30 }, 'unknown key "join-ttl" (did you mean "joinTtl"?)');
+    await assertRefused({ ...FILE, 'public-url': 'https://auth.example.org' }, 'unknown key "public-url" (did you mean "publicUrl"?)');
   });
 
   // Rule: an invalid value is refused, the key named.

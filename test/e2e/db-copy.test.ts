@@ -130,7 +130,7 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
     const r = await cli(['db', 'copy', '--from', file, '--to', cluster.url()]);
     assert.deepEqual(reported(r), fileHeld);
     assert.equal(r.stdout.split('\n')[0], `Copied ${file} to postgres://${PG_USER}:********@127.0.0.1:${cluster.port}/${PG_USER}:`);
-    for (const t of TABLES) assert.match(r.stderr, new RegExp(`^${t}: ${fileHeld[t]} of ${fileHeld[t]} rows$`, 'm'), r.stderr);
+    for (const t of TABLES) assert.match(r.stderr, new RegExp(`^${t}: ${fileHeld[t]} of ${fileHeld[t]} ${fileHeld[t] === 1 ? 'row' : 'rows'}$`, 'm'), r.stderr);
     assert.deepEqual(await databaseCounts(cluster, PG_USER), fileHeld);
     assert.equal(fileRows(file), rowsBefore, 'reading the source changed it');
     assert.equal((await call(onFile.port, '/health')).status, 200, 'the server on the file is unbothered');

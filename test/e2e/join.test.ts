@@ -147,8 +147,8 @@ describe('/hasJoined', () => {
   });
 
   test('missing fields, wrong types and an empty serverID are 400', async () => {
-    assertFail(await server.post('/hasJoined', { serverID: 'abc' }), 400, 'Field "username" must be a string');
-    assertFail(await server.post('/hasJoined', { username: 'Alice' }), 400, 'Field "serverID" must be a string');
+    assertFail(await server.post('/hasJoined', { serverID: 'abc' }), 400, 'Field "username" is missing');
+    assertFail(await server.post('/hasJoined', { username: 'Alice' }), 400, 'Field "serverID" is missing');
     assertFail(await server.post('/hasJoined', { username: 7, serverID: 'abc' }), 400, 'Field "username" must be a string');
     assertFail(await server.post('/hasJoined', { username: 'Alice', serverID: 1 }), 400, 'Field "serverID" must be a string');
     assertFail(await server.post('/hasJoined', { username: 'Alice', serverID: '' }), 400, 'Field "serverID" must not be empty');

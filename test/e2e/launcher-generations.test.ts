@@ -176,11 +176,11 @@ describe('/auth refusals of the two shapes', () => {
   const cases: [string, unknown, string][] = [
     ['both login and username', { login: 'Alice', username: 'Alice', password: PW }, 'Give "login" or "username", not both'],
     ['both, even when one is not a string', { login: null, username: 'Alice', password: PW }, 'Give "login" or "username", not both'],
-    ['neither', { password: PW }, 'Field "login" must be a string'],
+    ['neither', { password: PW }, 'Field "login" is missing'],
     ['username that cannot be a player name', { username: 'al ice', password: PW }, 'Field "username" is not a valid player name'],
     ['username too short', { username: 'Al', password: PW, clientToken: 'abc' }, 'Field "username" is not a valid player name'],
     ['username not a string', { username: 42, password: PW }, 'Field "username" must be a string'],
-    ['username without a password', { username: 'Alice' }, 'Field "password" must be a string'],
+    ['username without a password', { username: 'Alice' }, 'Field "password" is missing'],
     ['clientToken not a string', { username: 'Alice', password: PW, clientToken: 123 }, 'Field "clientToken" must be a string'],
     ['clientToken over 128 characters', { username: 'Alice', password: PW, clientToken: 'x'.repeat(129) }, 'Field "clientToken" is longer than 128 characters'],
     ['clientToken with a lone surrogate', { username: 'Alice', password: PW, clientToken: 'ab\ud800' }, 'Field "clientToken" is not well-formed Unicode'],

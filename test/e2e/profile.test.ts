@@ -67,10 +67,10 @@ describe('/profile', () => {
   });
 
   test('a missing or non-string userUUID is 400', async () => {
-    assertFail(await server.post('/profile', {}), 400, 'Field "userUUID" must be a string');
+    assertFail(await server.post('/profile', {}), 400, 'Field "userUUID" is missing');
     assertFail(await server.post('/profile', { userUUID: null }), 400, 'Field "userUUID" must be a string');
     assertFail(await server.post('/profile', { userUUID: 123 }), 400, 'Field "userUUID" must be a string');
-    assertFail(await server.post('/profile', { uuid: id.alice }), 400, 'Field "userUUID" must be a string');
+    assertFail(await server.post('/profile', { uuid: id.alice }), 400, 'Field "userUUID" is missing');
   });
 });
 

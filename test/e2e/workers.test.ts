@@ -5,8 +5,11 @@
 // pid says which worker answered. On Deno, which has no node:cluster, --workers 2 is refused.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { join as pathJoin } from 'node:path';
-import { addUser, runCli, RUNTIME, startServer, tempDir, timedPost } from '../helpers/process.ts';
+import { addUser, childEnv, runCli, RUNTIME, serverCommand, startServer, tempDir, timedPost } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
 import { sleep } from './util.ts';
 
@@ -89,6 +92,45 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
   test('SIGTERM stops the workers and the primary, exit 0', async () => {
     assert.equal(await s.stop(), 0, s.stdout() + s.stderr());
     assert.equal(s.stdout().split('\n').filter((l) => l.includes('mcauth stopped')).length, 3, s.stdout());
+  });
+
+  /** Starts `--workers 8` with `args`, sends one SIGTERM once stdout matches `said`, and checks the stop: exit 0, no stack trace. */
+  async function stopDuringStart(args: string[], said: RegExp): Promise<void> {
+    const [cmd, ...rest] = serverCommand();
+    const child = spawn(cmd!, [...rest, 'serve', '--port', '0', '--workers', '8', '--log-level', 'debug', ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let [out, err, sent] = ['', '', false];
+    const exited = once(child, 'close');
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      // One signal: a second one ends it at once, by design.
+      if (!sent && said.test(out)) sent = child.kill('SIGTERM');
+    });
+    const [code, signal] = await exited;
+    assert.deepEqual([code, signal], [0, null], `stdout:\n${out}\nstderr:\n${err}`);
+    assert.doesNotMatch(err, /^\s{4}at |EPIPE|Unhandled|unsettled/m, err);
+  }
+
+  // Rule: SIGTERM during the start, while the primary checks the database or while workers still
+  // start, stops it as a stop after the start does: exit 0, no stack trace from a worker.
+  test('SIGTERM while the primary waits for its database: exit 0 at once', async () => {
+    // A "PostgreSQL server" that takes the connection and never answers: the check waits on it.
+    const silent = createServer(() => {});
+    await new Promise<void>((listening) => silent.listen(0, '127.0.0.1', listening));
+    try {
+      const { port } = silent.address() as { port: number };
+      await stopDuringStart(['--db', `postgres://mcauth@127.0.0.1:${port}/mcauth`], /"msg":"settings in effect"/);
+    } finally {
+      silent.close();
+    }
+  });
+
+  test('SIGTERM while the primary checks the database: exit 0', async () => {
+    await stopDuringStart(['--db', pathJoin(tmp.dir, 'early-stop.db')], /"msg":"settings in effect"/);
+  });
+
+  test('SIGTERM once the first worker listens, the others still starting: exit 0, no stack trace', async () => {
+    await stopDuringStart(['--db', pathJoin(tmp.dir, 'early-stop.db')], /"msg":"worker mcauth listening/);
   });
 
   // Rule: a worker that cannot start fails the whole start (exit 1), instead of a restart loop.

@@ -1,0 +1,55 @@
+// test/run-phases.ts, the runner of `npm test`, on a package of its own whose phases are one-line
+// scripts: every phase runs whatever an earlier one did, each is reported, and a failure fails
+// the run at the end; a failed typecheck or build stops it.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { ROOT, runProc, tempDir } from './helpers/process.ts';
+
+const { dir, cleanup } = tempDir();
+after(cleanup);
+
+const PHASES = ['typecheck', 'build', 'test:node', 'test:postgres', 'test:deno', 'test:browser'];
+
+/** Runs the runner on a package whose phases exit with the given statuses (0 for any not given). */
+async function runPhases(exits: Record<string, number>) {
+  const scripts = Object.fromEntries(PHASES.map((p) => [p, `echo ran-${p} && exit ${exits[p] ?? 0}`]));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'phases', version: '1.0.0', private: true, scripts }));
+  // tsx by its own address: the package's folder has no node_modules.
+  return runProc([process.execPath, '--import', import.meta.resolve('tsx'), join(ROOT, 'test', 'run-phases.ts')], { cwd: dir, timeoutMs: 60_000 });
+}
+
+// Rule: a failing phase hides none of the later ones, and fails the run at the end.
+test('a failing phase: the later ones still run, each is reported, the run fails', async () => {
+  const r = await runPhases({ 'test:node': 3, 'test:deno': 1 });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  for (const p of PHASES) assert.match(r.stdout, new RegExp(`^ran-${p}$`, 'm'), p);
+  assert.match(r.stdout, /^ {2}test:node: failed \(exit 3\) after \d+ s$/m);
+  assert.match(r.stdout, /^ {2}test:postgres: passed in \d+ s$/m);
+  assert.match(r.stdout, /^ {2}test:deno: failed \(exit 1\) after \d+ s$/m);
+  assert.match(r.stdout, /^ {2}test:browser: passed in \d+ s$/m);
+  assert.match(r.stdout, /^2 phases failed$/m);
+});
+
+// Rule: every phase depends on the build, so a failed typecheck or build stops the run.
+test('a failed build stops the run: the later phases are reported as not run', async () => {
+  const r = await runPhases({ build: 2 });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.doesNotMatch(r.stdout, /^ran-test:/m);
+  assert.match(r.stdout, /^ {2}build: failed \(exit 2\) after \d+ s\n {2}test:node: not run\n/m);
+  assert.match(r.stdout, /^1 phase failed$/m);
+});
+
+test('all phases passing: exit 0', async () => {
+  const r = await runPhases({});
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /^All phases passed$/m);
+});
+
+// Rule: `npm test` is this runner, and each phase it runs is one of the package's scripts.
+test('npm test runs the runner, over phases the package defines', async () => {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  assert.equal(scripts.test, 'node --import tsx test/run-phases.ts');
+  for (const p of PHASES) assert.ok(scripts[p] !== undefined, p);
+});
