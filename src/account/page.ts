@@ -9,7 +9,12 @@ export interface AccountSettings {
   registration: 'off' | 'invite' | 'open';
   minPasswordLength: number;
   basePath: string;
+  /** The server's name (--server-name) for the title and heading; '' none. */
+  serverName: string;
 }
+
+/** Longest --server-name, in code points: a name, not a sentence; it stays on a line or two of a phone's heading and fits a tab. */
+export const MAX_SERVER_NAME_CHARS = 64;
 
 const STYLE = `
 :root { color-scheme: light dark; --bg: #f5f6f8; --card: #fff; --text: #1c2128; --muted: #59636e; --line: #c9d1d9;
@@ -520,6 +525,7 @@ export function renderPage(settings: AccountSettings): { html: string; headers: 
     field(id, t('name'), 'type="text" name="name" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="16"', id === 'signup-name' ? t('nameHint') : '');
   const fresh = (id: string, label: Key): string => field(id, t(label), `type="password" autocomplete="new-password" minlength="${escapeHtml(min)}"`, label === 'newPassword' || label === 'password' ? passwordHint : '');
   const strings: Partial<Strings> = Object.fromEntries(SCRIPT_KEYS.map((k) => [k, STRINGS[k as Key]]));
+  const title = settings.serverName === '' ? t('title') : escapeHtml(STRINGS.titleOn.replace('{server}', () => settings.serverName));
 
   // Open sign-up takes a code too: past the hourly limit of all addresses, only one with a code passes.
   const invited = settings.registration === 'invite';
@@ -547,13 +553,13 @@ ${message('signup')}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
-<title>${t('title')}</title>
+<title>${title}</title>
 <link rel="icon" href="data:,">
 <style>${STYLE}</style>
 </head>
 <body>
 <main id="app" data-view="signed-out" data-registration="${escapeHtml(settings.registration)}" data-min-password="${escapeHtml(min)}" data-base="${escapeHtml(settings.basePath)}" data-strings="${escapeHtml(JSON.stringify(strings))}">
-<h1>${t('title')}</h1>
+<h1>${title}</h1>
 <noscript><p>${t('noScript')}</p></noscript>
 
 <div id="view-signed-out" hidden>

@@ -5,6 +5,7 @@ export const STRINGS = {
   /** The language of the texts below, as an HTML lang attribute. */
   lang: 'en',
   title: 'Your account',
+  titleOn: 'Your account on {server}',
   noScript: 'This page needs JavaScript.',
 
   signInHeading: 'Sign in',
