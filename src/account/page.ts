@@ -258,14 +258,26 @@ const SCRIPT = String.raw`
     [saved.skin, saved.cape] = await Promise.all([fetchTexture(me.skinUrl), fetchTexture(me.capeUrl)]);
   }
 
-  const when = (time) => (time === null || time === undefined ? S.never : new Date(time).toLocaleString(document.documentElement.lang));
+  // In the player's own locale and time zone, the zone named: a time without one is ambiguous
+  // (dateStyle and timeStyle take no timeZoneName, so the parts are asked for one by one).
+  const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  function showTime(id, time) {
+    if (time === null || time === undefined) {
+      $(id).textContent = S.never;
+      return;
+    }
+    const shown = document.createElement('time');
+    shown.dateTime = time;
+    shown.textContent = dateFormat.format(new Date(time));
+    $(id).replaceChildren(shown);
+  }
 
   function render() {
     $('me-heading').textContent = fmt(S.signedInAs, { name: me.name });
     $('me-uuid').textContent = me.uuid;
     $('password-user').value = me.name;
-    $('me-created').textContent = when(me.createdAt);
-    $('me-last').textContent = when(me.lastLoginAt);
+    showTime('me-created', me.createdAt);
+    showTime('me-last', me.lastLoginAt);
     if (!chosen.skin) $(me.isAlex ? 'skin-slim' : 'skin-classic').checked = true;
     const elsewhere = [me.skinUrl !== null && !saved.skin ? S.skinElsewhere : '', me.capeUrl !== null && !saved.cape ? S.capeElsewhere : ''];
     $('looks-note').textContent = elsewhere.filter(Boolean).join(' ');

@@ -50,6 +50,11 @@ const THIRD = 'Third-Password-3';
 const KEYS_NAME = 'Alex_Keys';
 const KEYS_FIRST = 'keys-password-1';
 const KEYS_SECOND = 'keys-password-2';
+/** The player's locale and time zone, as the browser is told them: the page's dates follow them. */
+const LOCALE = 'en-GB';
+const TIME_ZONE = 'Asia/Tokyo';
+/** The date as the player should read it, from Node's own Intl in that locale and zone: day before month, 24-hour clock, the zone named. */
+const DATE_SHOWN = new Intl.DateTimeFormat(LOCALE, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone: TIME_ZONE });
 /** The server's 401 for a wrong current password (README, "The API"): no text of the page's. */
 const WRONG_CURRENT = 'The current password is wrong';
 
@@ -192,6 +197,8 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
 
   browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, userDataDir: join(dir, 'chromium') });
   const page = await browser.newPage();
+  await page.emulateTimezone(TIME_ZONE);
+  await (await page.createCDPSession()).send('Emulation.setLocaleOverride', { locale: LOCALE });
   // Anything the page logs as an error (a CSP refusal, a script error) fails the test at the end;
   // not Chromium's note on each refusal the test asks for (a 401 for a wrong password).
   const problems: string[] = [];
@@ -237,6 +244,15 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await waitForView(page, 'signed-in');
     assert.equal(await textOf(page, '#me-heading'), STRINGS.signedInAs.replace('{name}', NAME));
     assert.match(await textOf(page, '#me-uuid'), /^[0-9a-f]{8}-?[0-9a-f]{4}/);
+    // The dates in the player's locale and time zone, the zone named, each in a <time> holding its instant.
+    const login = await post('/account/login', { name: NAME, password: FIRST });
+    const me = (await fetchReply(`${url}/account/me`, { headers: { authorization: `Bearer ${login.body.result.accessToken}` } })).body.result;
+    assert.equal(await page.$eval('#me-created time', (e) => e.getAttribute('datetime')), me.createdAt);
+    for (const id of ['me-created', 'me-last']) {
+      const [instant, shown] = await page.$eval(`#${id} time`, (e) => [e.getAttribute('datetime')!, e.textContent ?? '']);
+      assert.equal(shown.replace(/\s/g, ' '), DATE_SHOWN.format(new Date(instant)).replace(/\s/g, ' '), `${id} in ${LOCALE}, ${TIME_ZONE}`);
+      assert.match(shown, /GMT\+9$/, `${id} names its time zone`);
+    }
     await shot('signed-in');
   });
 
