@@ -62,14 +62,18 @@ dd { margin: 0; overflow-wrap: anywhere; }
   dl { grid-template-columns: 1fr; gap: 0; }
   dd { margin-bottom: .5rem; }
 }
-.looks { display: grid; gap: 0 2rem; grid-template-columns: minmax(0, 1fr); }
-@media (min-width: 40rem) { .looks { grid-template-columns: max-content minmax(0, 1fr); } .looks .hint { max-width: 15rem; } }
-.preview { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 1.5rem; margin: .75rem 0 .5rem; }
+/* The three previews take a row of their own above the forms: beside them, the forms would be squeezed. */
+.preview { display: flex; flex-wrap: wrap; align-items: flex-end; gap: .75rem 1.5rem; margin: .75rem 0 .5rem; }
+.views { display: flex; gap: .75rem; }
 .uploads form + form { border-top: 1px solid var(--line); margin-top: 1.25rem; padding-top: .5rem; }
 canvas { display: block; image-rendering: pixelated; image-rendering: crisp-edges; border: 1px solid var(--line); border-radius: 4px;
   background: repeating-conic-gradient(var(--check) 0 25%, transparent 0 50%) 0 0 / 16px 16px; }
-#skin-preview { width: 128px; height: 256px; }
+figure { margin: 0; }
+figcaption { color: var(--muted); font-size: .875rem; text-align: center; margin-top: .25rem; }
+#skin-preview, #skin-back { width: 128px; height: 256px; }
 #cape-preview { width: 80px; height: 128px; }
+/* On a phone, 6 CSS pixels a skin pixel: front, back and cape still share one row. */
+@media (max-width: 30rem) { #skin-preview, #skin-back { width: 96px; height: 192px; } #cape-preview { width: 60px; height: 96px; } }
 `;
 
 // The page's behaviour. Plain ES2020 for any current browser; no string a person reads is
@@ -291,9 +295,12 @@ const SCRIPT = String.raw`
     if ($('cape').getAttribute('aria-busy') !== 'true') $('cape-remove').disabled = me.capeUrl === null;
   }
 
-  // The front of a skin, 16x32 skin pixels, from the standard layout (64x64, or the old 64x32
+  // One side of a skin, 16x32 skin pixels, from the standard layout (64x64, or the old 64x32
   // whose left limbs mirror the right ones); an HD skin is scaled down by its multiple of 64.
-  function drawSkin(canvas, image, slim) {
+  // Each part is a box of width w, height h and depth d whose faces lie unfolded from (u, v):
+  // the front at (u+d, v+d), the back past the left side at (u+2d+w, v+d). Seen from behind,
+  // a part stands where its front would in a mirror: the right arm on the viewer's right.
+  function drawSkin(canvas, image, slim, back) {
     const ctx = canvas.getContext('2d');
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     if (!image) return;
@@ -309,24 +316,27 @@ const SCRIPT = String.raw`
       ctx.drawImage(image, sx * u, sy * u, w * u, h * u, 0, 0, w * k, h * k);
       ctx.restore();
     };
-    part(8, 8, 8, 8, 4, 0); // head
-    part(20, 20, 8, 12, 4, 8); // body
-    part(44, 20, arm, 12, 4 - arm, 8); // right arm, on the viewer's left
-    part(4, 20, 4, 12, 4, 20); // right leg
+    // (dx, dy): where the box's front goes in the front view.
+    const box = (x, y, w, h, d, dx, dy, mirror) =>
+      back ? part(x + 2 * d + w, y + d, w, h, 16 - dx - w, dy, mirror) : part(x + d, y + d, w, h, dx, dy, mirror);
+    box(0, 0, 8, 8, 8, 4, 0); // head
+    box(16, 16, 8, 12, 4, 4, 8); // body
+    box(40, 16, arm, 12, 4, 4 - arm, 8); // right arm, on the viewer's left from the front
+    box(0, 16, 4, 12, 4, 4, 20); // right leg
     if (legacy) {
-      part(44, 20, arm, 12, 12, 8, true);
-      part(4, 20, 4, 12, 8, 20, true);
-      if (hatHasHoles(image)) part(40, 8, 8, 8, 4, 0);
+      box(40, 16, arm, 12, 4, 12, 8, true);
+      box(0, 16, 4, 12, 4, 8, 20, true);
+      if (hatHasHoles(image)) box(32, 0, 8, 8, 8, 4, 0);
       return;
     }
-    part(36, 52, arm, 12, 12, 8); // left arm
-    part(20, 52, 4, 12, 8, 20); // left leg
-    part(40, 8, 8, 8, 4, 0); // hat
-    part(20, 36, 8, 12, 4, 8); // jacket
-    part(44, 36, arm, 12, 4 - arm, 8); // right sleeve
-    part(52, 52, arm, 12, 12, 8); // left sleeve
-    part(4, 36, 4, 12, 4, 20); // right trouser leg
-    part(4, 52, 4, 12, 8, 20); // left trouser leg
+    box(32, 48, arm, 12, 4, 12, 8); // left arm
+    box(16, 48, 4, 12, 4, 8, 20); // left leg
+    box(32, 0, 8, 8, 8, 4, 0); // hat
+    box(16, 32, 8, 12, 4, 4, 8); // jacket
+    box(40, 32, arm, 12, 4, 4 - arm, 8); // right sleeve
+    box(48, 48, arm, 12, 4, 12, 8); // left sleeve
+    box(0, 32, 4, 12, 4, 4, 20); // right trouser leg
+    box(0, 48, 4, 12, 4, 8, 20); // left trouser leg
   }
 
   // The game ignores an old skin's hat layer when it has no see-through pixel (many such skins
@@ -354,7 +364,9 @@ const SCRIPT = String.raw`
   }
 
   function drawPreview() {
-    drawSkin($('skin-preview'), chosen.skin || saved.skin?.image, $('skin-slim').checked);
+    const skin = chosen.skin || saved.skin?.image;
+    drawSkin($('skin-preview'), skin, $('skin-slim').checked, false);
+    drawSkin($('skin-back'), skin, $('skin-slim').checked, true);
     drawCape($('cape-preview'), chosen.cape || saved.cape?.image);
     const armsChanged = !chosen.skin && saved.skin && me && $('skin-slim').checked !== me.isAlex;
     $('preview-note').textContent = chosen.skin || chosen.cape ? S.previewPending : armsChanged ? S.armsPending : S.previewSaved;
@@ -612,15 +624,15 @@ ${message('reset')}
 
 <section class="card" aria-labelledby="looks-heading">
 <h2 id="looks-heading">${t('looksHeading')}</h2>
-<div class="looks">
-<div>
 <div class="preview">
-<canvas id="skin-preview" width="128" height="256" role="img" aria-label="${t('skinPreview')}"></canvas>
-<canvas id="cape-preview" width="80" height="128" role="img" aria-label="${t('capePreview')}"></canvas>
+<div class="views">
+<figure><canvas id="skin-preview" width="128" height="256" role="img" aria-label="${t('skinPreview')}"></canvas><figcaption>${t('front')}</figcaption></figure>
+<figure><canvas id="skin-back" width="128" height="256" role="img" aria-label="${t('skinBack')}"></canvas><figcaption>${t('back')}</figcaption></figure>
+</div>
+<figure><canvas id="cape-preview" width="80" height="128" role="img" aria-label="${t('capePreview')}"></canvas><figcaption>${t('cape')}</figcaption></figure>
 </div>
 <p class="hint" id="preview-note" aria-live="polite"></p>
 <p class="hint" id="looks-note"></p>
-</div>
 <div class="uploads">
 <form id="skin" method="post" novalidate>
 ${field('skin-file', t('skinFile'), 'type="file" name="skin" accept="image/png"')}

@@ -36,6 +36,10 @@ export const STRINGS = {
 
   looksHeading: 'Skin and cape',
   skinPreview: 'Front view of the skin',
+  skinBack: 'Back view of the skin',
+  front: 'Front',
+  back: 'Back',
+  cape: 'Cape',
   capePreview: 'Front view of the cape',
   previewSaved: 'Your skin and cape as saved.',
   previewPending: 'Preview of the chosen file: not saved yet.',

@@ -83,6 +83,12 @@ const YELLOW: Rgba = [240, 210, 40, 255];
 const MAGENTA: Rgba = [200, 40, 200, 255];
 const CYAN: Rgba = [40, 200, 210, 255];
 const ORANGE: Rgba = [240, 130, 20, 255];
+const BROWN: Rgba = [120, 70, 30, 255];
+const NAVY: Rgba = [20, 30, 110, 255];
+const OLIVE: Rgba = [120, 130, 30, 255];
+const PINK: Rgba = [250, 150, 190, 255];
+const LIME: Rgba = [150, 240, 60, 255];
+const GREY: Rgba = [120, 120, 120, 255];
 const CLEAR: Rgba = [0, 0, 0, 0];
 
 /** An RGBA PNG of `width`×`height`, transparent but for the given rectangles [x, y, w, h, colour]. */
@@ -96,8 +102,9 @@ function paintedPng(width: number, height: number, rects: [number, number, numbe
 }
 
 /**
- * A 64×64 skin whose front faces each have a colour of their own (the standard layout), and a
- * hat whose top row is white: the preview must put each where the game shows it.
+ * A 64×64 skin whose front and back faces each have a colour of their own (the standard layout),
+ * a hat whose top row is white, front and back, and a jacket whose back has a white bottom row:
+ * the previews must put each where the game shows it.
  */
 const SKIN = paintedPng(64, 64, [
   [8, 8, 8, 8, RED], // head
@@ -107,6 +114,14 @@ const SKIN = paintedPng(64, 64, [
   [36, 52, 4, 12, YELLOW], // left arm
   [4, 20, 4, 12, MAGENTA], // right leg
   [20, 52, 4, 12, CYAN], // left leg
+  [24, 8, 8, 8, BROWN], // head, back
+  [56, 8, 8, 1, WHITE], // hat, back, top row
+  [32, 20, 8, 12, NAVY], // body, back
+  [32, 47, 8, 1, WHITE], // jacket, back, bottom row
+  [52, 20, 4, 12, OLIVE], // right arm, back
+  [44, 52, 4, 12, PINK], // left arm, back
+  [12, 20, 4, 12, LIME], // right leg, back
+  [28, 52, 4, 12, GREY], // left leg, back
 ]);
 /** Where each colour lands in the 16×32 front view (classic arms), and a spot left empty. */
 const SKIN_FRONT: [number, number, Rgba][] = [
@@ -118,6 +133,34 @@ const SKIN_FRONT: [number, number, Rgba][] = [
   [5, 26, MAGENTA],
   [10, 26, CYAN],
   [1, 2, CLEAR],
+];
+/** The same in the back view: seen from behind, the right arm and leg are on the viewer's right. */
+const SKIN_BACK: [number, number, Rgba][] = [
+  [8, 4, BROWN],
+  [8, 0, WHITE],
+  [8, 14, NAVY],
+  [8, 19, WHITE],
+  [13, 14, OLIVE],
+  [2, 14, PINK],
+  [10, 26, LIME],
+  [5, 26, GREY],
+  [1, 2, CLEAR],
+];
+/**
+ * An old 64×32 skin: its left limbs are its right ones mirrored, so the right arm's back, whose
+ * first column only is painted, shows that column at the arm's outer edge on both sides.
+ */
+const LEGACY_SKIN = paintedPng(64, 32, [
+  [8, 8, 8, 8, RED],
+  [24, 8, 8, 8, BROWN],
+  [52, 20, 1, 12, OLIVE],
+]);
+const LEGACY_BACK: [number, number, Rgba][] = [
+  [8, 4, BROWN],
+  [12, 14, OLIVE],
+  [15, 14, CLEAR],
+  [3, 14, OLIVE],
+  [0, 14, CLEAR],
 ];
 /** A 64×32 cape whose front (10×16 at 1, 1) is orange. */
 const CAPE = paintedPng(64, 32, [[1, 1, 10, 16, ORANGE]]);
@@ -259,7 +302,14 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
   await t.test('a skin is previewed from the file before it is sent, then saved', async () => {
     const skinFile = join(dir, 'skin.png');
     writeFileSync(skinFile, SKIN);
+    const legacyFile = join(dir, 'legacy-skin.png');
+    writeFileSync(legacyFile, LEGACY_SKIN);
     const input = await page.$('#skin-file');
+    // An old 64×32 skin's back: its left arm is the right one mirrored.
+    await input!.uploadFile(legacyFile);
+    await waitForText(page, '#preview-note', STRINGS.previewPending);
+    assert.deepEqual((await canvasPixels(page, 'skin-back', LEGACY_BACK.map(([x, y]) => [x, y]))).pixels, LEGACY_BACK.map(([, , colour]) => colour));
+    await shot('legacy-skin-preview');
     await input!.uploadFile(skinFile);
     await waitForText(page, '#preview-note', STRINGS.previewPending);
     const before = await canvasPixels(page, 'skin-preview', SKIN_FRONT.map(([x, y]) => [x, y]));
@@ -267,6 +317,10 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     assert.equal(before.height, 32 * 8);
     assert.ok(before.drawn > 0, 'the preview is drawn');
     assert.deepEqual(before.pixels, SKIN_FRONT.map(([, , colour]) => colour));
+    // Its back, in the canvas beside it, from the back faces, the overlay layer's too.
+    const behind = await canvasPixels(page, 'skin-back', SKIN_BACK.map(([x, y]) => [x, y]));
+    assert.deepEqual([behind.width, behind.height], [16 * 8, 32 * 8]);
+    assert.deepEqual(behind.pixels, SKIN_BACK.map(([, , colour]) => colour));
     // Slim arms are 3 pixels wide: the outer column of the right arm is left empty.
     await page.click('#skin-slim');
     assert.deepEqual((await canvasPixels(page, 'skin-preview', [[0, 14], [1, 14], [15, 14]])).pixels, [CLEAR, BLUE, CLEAR]);
@@ -279,6 +333,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     // The saved skin is fetched back from the server's /textures/ and drawn the same.
     const after = await canvasPixels(page, 'skin-preview', SKIN_FRONT.map(([x, y]) => [x, y]));
     assert.deepEqual(after.pixels, SKIN_FRONT.map(([, , colour]) => colour));
+    assert.deepEqual((await canvasPixels(page, 'skin-back', SKIN_BACK.map(([x, y]) => [x, y]))).pixels, SKIN_BACK.map(([, , colour]) => colour));
     await shot('skin-saved');
 
     const login = await fetchReply(`${url}/account/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: NAME, password: FIRST }) });
@@ -351,6 +406,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await page.click('#skin-remove');
     await waitForText(page, '#skin-msg', STRINGS.skinRemoved);
     assert.equal((await canvasPixels(page, 'skin-preview', [])).drawn, 0, 'the removed skin is no longer drawn');
+    assert.equal((await canvasPixels(page, 'skin-back', [])).drawn, 0, 'nor its back');
     assert.equal(await page.$eval('#skin-remove', (e) => (e as Field).disabled), true, 'there is no skin left to remove');
     assert.equal(await focused(page), 'skin-file', 'the focus moves from the button now off to the form\'s first control, not lost to the page');
     assert.deepEqual(await profile(), { username: NAME });
