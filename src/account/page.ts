@@ -233,6 +233,10 @@ const SCRIPT = String.raw`
     token = '';
     me = null;
     saved.skin = saved.cape = chosen.skin = chosen.cape = null;
+    // Nothing of the player is left behind in the hidden view (a shared computer).
+    for (const id of ['me-heading', 'me-uuid', 'me-created', 'me-last', 'looks-note']) $(id).textContent = '';
+    $('password-user').value = '';
+    drawPreview();
     for (const form of ['skin', 'cape', 'password', 'sessions']) {
       clearFields(form);
       say(form, '', '');
@@ -467,6 +471,9 @@ const SCRIPT = String.raw`
     await call('POST', 'logout-all');
     signOut(S.loggedOutAll, 'ok');
   });
+  // The API has no call that ends one token: this page forgets its own, which dies with it (the
+  // closure holds the only copy), and the launcher's sessions carry on.
+  $('signout').addEventListener('click', () => signOut(S.signedOut, 'ok'));
 
   // Invite and reset links carry their code in the fragment, which never reaches a server or its
   // log; it is taken out of the address bar (and the history) once read.
@@ -668,7 +675,7 @@ ${message('password')}
 <h2 id="sessions-heading">${t('sessionsHeading')}</h2>
 <form id="sessions" method="post" novalidate>
 <p class="hint">${t('sessionsHint')}</p>
-<div class="actions"><button type="submit" class="danger">${t('logoutAll')}</button></div>
+<div class="actions"><button type="button" class="quiet" id="signout">${t('signOut')}</button><button type="submit" class="danger">${t('logoutAll')}</button></div>
 ${message('sessions')}
 </form>
 </section>

@@ -67,7 +67,9 @@ export const STRINGS = {
   passwordChanged: 'Password changed. Every other session has been signed out.',
 
   sessionsHeading: 'Sessions',
-  sessionsHint: 'Signs out this page, your launcher and every other device. Sign in again to carry on.',
+  sessionsHint: 'Sign out leaves this page only: your launcher stays signed in. Sign out everywhere ends every session: this page, your launcher and every other device.',
+  signOut: 'Sign out',
+  signedOut: 'Signed out.',
   logoutAll: 'Sign out everywhere',
   loggedOutAll: 'Signed out everywhere.',
   linkWhileSignedIn: 'An invite or reset link was opened while you are signed in here. Reload the page to use it: that signs this page out.',

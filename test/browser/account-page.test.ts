@@ -41,6 +41,8 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
 const ADMIN_TOKEN = 'browser-test-admin-token';
 /** The server runs with an API key, as for a LauncherServer on another host: the page needs none, the five endpoints do. */
 const API_KEY = 'browser-test-api-key';
+/** The --server-name: owner input, shown as text in the title and heading (the CSP would stop a script anyway). */
+const SERVER_NAME = `<script>document.title = "pwned"</script> "Craft" & 'Co'`;
 const NAME = 'Steve_Web';
 const FIRST = 'first-password-1';
 const SECOND = 'second-password-2';
@@ -57,6 +59,8 @@ const TIME_ZONE = 'Asia/Tokyo';
 const DATE_SHOWN = new Intl.DateTimeFormat(LOCALE, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone: TIME_ZONE });
 /** The server's 401 for a wrong current password (README, "The API"): no text of the page's. */
 const WRONG_CURRENT = 'The current password is wrong';
+/** The server's 401 for a wrong password at sign-in. */
+const WRONG_LOGIN = 'Wrong login or password';
 
 // The page's globals as far as the functions run in it touch them: the project's type check has
 // no DOM library, and these declarations stay in this module.
@@ -162,6 +166,23 @@ const LEGACY_BACK: [number, number, Rgba][] = [
   [3, 14, OLIVE],
   [0, 14, CLEAR],
 ];
+/** A skin to look at: a face, hair at the back, sleeves, shoes, a head band and a backpack on the overlay. */
+const LOOK_SKIN = ((): Buffer => {
+  const [face, hair, shirt, shirtBack, pants, shoes, band, pack]: Rgba[] = [[200, 150, 110, 255], [70, 45, 25, 255], [0, 160, 160, 255], [0, 130, 135, 255], [60, 60, 160, 255], [90, 90, 90, 255], [200, 40, 40, 255], [130, 85, 40, 255]];
+  /** A limb at its front x: a sleeve or trousers of `top` rows, then `rest`; the same at its back x. */
+  const limb = (front: number, back: number, y: number, top: number, upper: Rgba, lower: Rgba): [number, number, number, number, Rgba][] =>
+    [front, back].flatMap((x): [number, number, number, number, Rgba][] => [[x, y, 4, top, upper], [x, y + top, 4, 12 - top, lower]]);
+  return paintedPng(64, 64, [
+    [8, 8, 8, 8, face], [8, 8, 8, 2, hair], [9, 12, 1, 1, WHITE], [10, 12, 1, 1, BLUE], [13, 12, 1, 1, BLUE], [14, 12, 1, 1, WHITE], [11, 14, 2, 1, hair],
+    [24, 8, 8, 8, hair], [40, 9, 8, 1, band], [56, 9, 8, 1, band],
+    [20, 20, 8, 12, shirt], [32, 20, 8, 12, shirtBack], [33, 38, 6, 8, pack],
+    ...limb(44, 52, 20, 4, shirt, face), ...limb(36, 44, 52, 4, shirt, face),
+    ...limb(4, 12, 20, 9, pants, shoes), ...limb(20, 28, 52, 9, pants, shoes),
+  ]);
+})();
+/** A cape to look at: dark red with a gold band. */
+const LOOK_CAPE = paintedPng(64, 32, [[1, 1, 10, 16, [150, 20, 30, 255]], [1, 3, 10, 1, [230, 180, 40, 255]]]);
+
 /** A 64×32 cape whose front (10×16 at 1, 1) is orange. */
 const CAPE = paintedPng(64, 32, [[1, 1, 10, 16, ORANGE]]);
 
@@ -226,7 +247,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     cleanup();
   });
 
-  server = await startRaw(['serve', '--port', String(port), '--db', db, '--account-page', '--registration', 'invite', '--public-url', url, '--admin-token', ADMIN_TOKEN, '--api-key', API_KEY]);
+  server = await startRaw(['serve', '--port', String(port), '--db', db, '--account-page', '--registration', 'invite', '--public-url', url, '--admin-token', ADMIN_TOKEN, '--api-key', API_KEY, '--server-name', SERVER_NAME]);
   /** A JSON POST from the test itself, as any HTTP client sends it. */
   const post = (path: string, body: unknown) => fetchReply(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   /** A call as a LauncherServer makes it: JSON to one of the five endpoints, the API key in the query as its config carries it. */
@@ -259,6 +280,9 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
   await page.setViewport({ width: 360, height: 740 });
   await page.goto(`${url}/account`);
   await waitForView(page, 'signed-out');
+  // The server's name, as text, in the title and the heading.
+  assert.equal(await page.title(), `Your account on ${SERVER_NAME}`);
+  assert.equal(await textOf(page, 'h1'), `Your account on ${SERVER_NAME}`);
   const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(scrollWidth <= 360, `the phone page scrolls sideways: ${scrollWidth} px wide`);
   await shot('sign-in-phone', false);
@@ -601,6 +625,51 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     assert.equal(await page.$eval('#view-signed-in', (e) => e.hasAttribute('hidden')), true);
     assert.deepEqual(sent, [], 'the reloaded page sent a token');
     await shot('reloaded-signed-out', false);
+  });
+
+  /** Opens the page afresh and signs in with its form. */
+  const signInHere = async (name: string, password: string): Promise<void> => {
+    await page.goto(`${url}/account`);
+    await waitForView(page, 'signed-out');
+    await page.type('#signin-name', name);
+    await page.type('#signin-password', password);
+    await page.click('#signin button[type=submit]');
+    await waitForView(page, 'signed-in');
+  };
+
+  await t.test('"Sign out" ends this page\'s session only: the page forgets the token and the player, the launcher stays signed in', async () => {
+    const launcherToken: string = (await launcher('auth', { login: NAME, password: THIRD })).body.result.accessToken;
+    // A skin and a cape, set through the API with the launcher's token, so that the page has a player's all to forget.
+    for (const [path, png] of [['skin?model=classic', LOOK_SKIN], ['cape', LOOK_CAPE]] as const) {
+      const saved = await fetchReply(`${url}/account/${path}`, { method: 'PUT', headers: { authorization: `Bearer ${launcherToken}`, 'content-type': 'image/png' }, body: png });
+      assert.equal(saved.status, 200, saved.text);
+    }
+    await signInHere(NAME, THIRD);
+    for (const id of ['skin-preview', 'skin-back', 'cape-preview']) assert.ok((await canvasPixels(page, id, [])).drawn > 0, `${id} is drawn`);
+    await page.click('#signout');
+    await waitForView(page, 'signed-out');
+    await waitForText(page, '#signin-msg', STRINGS.signedOut);
+    assert.equal(await focused(page), 'signin-name');
+    // Nothing of the player is left in the page, hidden or not.
+    for (const id of ['#me-heading', '#me-uuid', '#me-created', '#me-last']) assert.equal(await textOf(page, id), '', id);
+    assert.equal(await page.$eval('#password-user', (e) => (e as Field).value), '');
+    for (const id of ['skin-preview', 'skin-back', 'cape-preview']) assert.equal((await canvasPixels(page, id, [])).drawn, 0, `${id} is cleared`);
+    // The page holds no token: its next call (a sign-in with a wrong password) carries none.
+    const sent: (string | undefined)[] = [];
+    const watch = (r: HTTPRequest): void => {
+      if (r.url().includes('/account/')) sent.push(r.headers().authorization);
+    };
+    page.on('request', watch);
+    await page.type('#signin-password', 'not-the-password');
+    await page.click('#signin button[type=submit]');
+    await waitForText(page, '#signin-msg', WRONG_LOGIN);
+    page.off('request', watch);
+    assert.equal(sent.length, 1, 'one call');
+    assert.equal(sent[0], undefined, 'sent without a token');
+    await shot('signed-out-here');
+    // The API has no call that ends one token: a launcher's session (and so the page's, until it expires) lives on.
+    const me = await fetchReply(`${url}/account/me`, { headers: { authorization: `Bearer ${launcherToken}` } });
+    assert.equal(me.status, 200, me.text);
   });
 
   assert.deepEqual(problems, [], 'the page logged no error (a CSP refusal would be one)');
