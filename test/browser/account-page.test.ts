@@ -1,8 +1,11 @@
 // The account page as a person uses it, in the system's Chromium (driven by puppeteer-core)
-// against the real built server: an invite link, sign-up, a skin and a cape previewed before they
+// against the real built server: the server's name as the title, an invite link, sign-up, dates
+// in the player's locale and time zone, a skin (front and back) and a cape previewed before they
 // are sent and then saved, a password change, signing out everywhere, a reset link, a launcher's
-// login with the password set there, the keyboard alone, and the token kept in the page's memory
-// only. Every step leaves a screenshot in a temp folder whose path is printed.
+// login with the password set there, the keyboard alone, the token kept in the page's memory
+// only, signing out of the page alone, and the signed-in page at phone and desktop widths in
+// light and dark. Every step leaves a screenshot in a temp folder whose path is printed; the
+// last four are kept in test/browser/account-page-{phone,desktop}-{light,dark}.png.
 // Chromium is found as .ci/run finds it (chromium or chromium-browser on the PATH, else
 // /usr/bin/chromium); without one the test is skipped, and says so.
 import assert from 'node:assert/strict';
@@ -71,6 +74,7 @@ declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
 };
 declare const location: { hash: string };
+declare function getComputedStyle(element: unknown): { color: string; backgroundColor: string };
 declare const localStorage: { length: number };
 declare const sessionStorage: { length: number };
 declare const indexedDB: { databases(): Promise<{ name?: string }[]> };
@@ -166,7 +170,7 @@ const LEGACY_BACK: [number, number, Rgba][] = [
   [3, 14, OLIVE],
   [0, 14, CLEAR],
 ];
-/** A skin to look at: a face, hair at the back, sleeves, shoes, a head band and a backpack on the overlay. */
+/** A skin to look at (the screenshots too): a face, hair at the back, sleeves, shoes, a head band and a backpack on the overlay. */
 const LOOK_SKIN = ((): Buffer => {
   const [face, hair, shirt, shirtBack, pants, shoes, band, pack]: Rgba[] = [[200, 150, 110, 255], [70, 45, 25, 255], [0, 160, 160, 255], [0, 130, 135, 255], [60, 60, 160, 255], [90, 90, 90, 255], [200, 40, 40, 255], [130, 85, 40, 255]];
   /** A limb at its front x: a sleeve or trousers of `top` rows, then `rest`; the same at its back x. */
@@ -182,6 +186,29 @@ const LOOK_SKIN = ((): Buffer => {
 })();
 /** A cape to look at: dark red with a gold band. */
 const LOOK_CAPE = paintedPng(64, 32, [[1, 1, 10, 16, [150, 20, 30, 255]], [1, 3, 10, 1, [230, 180, 40, 255]]]);
+
+/** WCAG 2's contrast ratio of two CSS colours as getComputedStyle gives them (rgb() or rgba(), opaque). */
+function contrast(a: string, b: string): number {
+  const luminance = (css: string): number => {
+    const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => Number(v) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+/** Each element's text colour and the background it sits on (its own, else the nearest ancestor's that is not transparent). */
+const colours = (page: Page, selectors: string[]): Promise<[string, string, string][]> =>
+  page.evaluate(
+    (list) =>
+      list.map((selector): [string, string, string] => {
+        let at: any = document.querySelector(selector);
+        const color = getComputedStyle(at).color;
+        while (at && getComputedStyle(at).backgroundColor === 'rgba(0, 0, 0, 0)') at = at.parentElement;
+        return [selector, color, at ? getComputedStyle(at).backgroundColor : 'rgb(255, 255, 255)'];
+      }),
+    selectors,
+  );
 
 /** A 64×32 cape whose front (10×16 at 1, 1) is orange. */
 const CAPE = paintedPng(64, 32, [[1, 1, 10, 16, ORANGE]]);
@@ -670,6 +697,33 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     // The API has no call that ends one token: a launcher's session (and so the page's, until it expires) lives on.
     const me = await fetchReply(`${url}/account/me`, { headers: { authorization: `Bearer ${launcherToken}` } });
     assert.equal(me.status, 200, me.text);
+  });
+
+  await t.test('signed in with a skin and a cape, at phone and desktop widths, light and dark: no sideways scroll, readable text', async () => {
+    // The skin and cape set above.
+    await page.setViewport({ width: 1280, height: 800 });
+    await signInHere(NAME, THIRD);
+    await waitForText(page, '#preview-note', STRINGS.previewSaved);
+    for (const id of ['skin-preview', 'skin-back', 'cape-preview']) assert.ok((await canvasPixels(page, id, [])).drawn > 0, `${id} is drawn`);
+    // Text on what it sits on, buttons on their own colour: at least WCAG AA's 4.5:1 in either scheme.
+    const readable = ['body', 'h1', '#me-heading', 'dt', 'dd', 'figcaption', '#preview-note', '#sessions .hint', 'label', '#skin button[type=submit]', '#skin-remove', '#signout', '#sessions button[type=submit]'];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+      const seen = await colours(page, readable);
+      // The scheme is the one asked for: a dark page on a dark background, and the reverse.
+      assert.equal(contrast(seen[0]![2], 'rgb(0, 0, 0)') < contrast(seen[0]![2], 'rgb(255, 255, 255)'), scheme === 'dark', `${scheme}: the page's background is ${seen[0]![2]}`);
+      for (const [selector, color, background] of seen) {
+        assert.ok(contrast(color, background) >= 4.5, `${scheme}: ${selector} is ${color} on ${background}, ${contrast(color, background).toFixed(2)}:1`);
+      }
+      for (const [width, height, device] of [[390, 844, 'phone'], [1280, 800, 'desktop']] as const) {
+        await page.setViewport({ width, height });
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(wide <= width, `${scheme}, ${device}: the page scrolls sideways, ${wide} px wide`);
+        await shot(`account-page-${device}-${scheme}`);
+      }
+    }
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+    await page.setViewport({ width: 1280, height: 800 });
   });
 
   assert.deepEqual(problems, [], 'the page logged no error (a CSP refusal would be one)');
