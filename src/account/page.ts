@@ -301,8 +301,8 @@ const SCRIPT = String.raw`
 
   // One side of a skin, 16x32 skin pixels, from the standard layout (64x64, or the old 64x32
   // whose left limbs mirror the right ones); an HD skin is scaled down by its multiple of 64.
-  // Each part is a box of width w, height h and depth d whose faces lie unfolded from (u, v):
-  // the front at (u+d, v+d), the back past the left side at (u+2d+w, v+d). Seen from behind,
+  // Each part is a box of width w, height h and depth d whose faces lie unfolded from (x, y):
+  // the front at (x+d, y+d), the back past the left side at (x+2d+w, y+d). Seen from behind,
   // a part stands where its front would in a mirror: the right arm on the viewer's right.
   function drawSkin(canvas, image, slim, back) {
     const ctx = canvas.getContext('2d');
