@@ -234,7 +234,7 @@ function areas(service: Service, config: ServeConfig, render: (() => Promise<str
     ...(config.accountPage
       ? [
           accountArea(service, {
-            settings: { registration: config.registration, minPasswordLength: config.minPasswordLength, basePath },
+            settings: { registration: config.registration, minPasswordLength: config.minPasswordLength, basePath, serverName: config.serverName },
             offlineUuids: config.registrationUuid === 'offline',
             registrationsPerAddress,
             registrationsPerHour,

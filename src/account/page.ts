@@ -9,7 +9,12 @@ export interface AccountSettings {
   registration: 'off' | 'invite' | 'open';
   minPasswordLength: number;
   basePath: string;
+  /** The server's name (--server-name) for the title and heading; '' none. */
+  serverName: string;
 }
+
+/** Longest --server-name, in code points: a name, not a sentence; it stays on a line or two of a phone's heading and fits a tab. */
+export const MAX_SERVER_NAME_CHARS = 64;
 
 const STYLE = `
 :root { color-scheme: light dark; --bg: #f5f6f8; --card: #fff; --text: #1c2128; --muted: #59636e; --line: #c9d1d9;
@@ -57,14 +62,18 @@ dd { margin: 0; overflow-wrap: anywhere; }
   dl { grid-template-columns: 1fr; gap: 0; }
   dd { margin-bottom: .5rem; }
 }
-.looks { display: grid; gap: 0 2rem; grid-template-columns: minmax(0, 1fr); }
-@media (min-width: 40rem) { .looks { grid-template-columns: max-content minmax(0, 1fr); } .looks .hint { max-width: 15rem; } }
-.preview { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 1.5rem; margin: .75rem 0 .5rem; }
+/* The three previews take a row of their own above the forms: beside them, the forms would be squeezed. */
+.preview { display: flex; flex-wrap: wrap; align-items: flex-end; gap: .75rem 1.5rem; margin: .75rem 0 .5rem; }
+.views { display: flex; gap: .75rem; }
 .uploads form + form { border-top: 1px solid var(--line); margin-top: 1.25rem; padding-top: .5rem; }
 canvas { display: block; image-rendering: pixelated; image-rendering: crisp-edges; border: 1px solid var(--line); border-radius: 4px;
   background: repeating-conic-gradient(var(--check) 0 25%, transparent 0 50%) 0 0 / 16px 16px; }
-#skin-preview { width: 128px; height: 256px; }
+figure { margin: 0; }
+figcaption { color: var(--muted); font-size: .875rem; text-align: center; margin-top: .25rem; }
+#skin-preview, #skin-back { width: 128px; height: 256px; }
 #cape-preview { width: 80px; height: 128px; }
+/* On a phone, 6 CSS pixels a skin pixel: front, back and cape still share one row. */
+@media (max-width: 30rem) { #skin-preview, #skin-back { width: 96px; height: 192px; } #cape-preview { width: 60px; height: 96px; } }
 `;
 
 // The page's behaviour. Plain ES2020 for any current browser; no string a person reads is
@@ -224,6 +233,10 @@ const SCRIPT = String.raw`
     token = '';
     me = null;
     saved.skin = saved.cape = chosen.skin = chosen.cape = null;
+    // Nothing of the player is left behind in the hidden view (a shared computer).
+    for (const id of ['me-heading', 'me-uuid', 'me-created', 'me-last', 'looks-note']) $(id).textContent = '';
+    $('password-user').value = '';
+    drawPreview();
     for (const form of ['skin', 'cape', 'password', 'sessions']) {
       clearFields(form);
       say(form, '', '');
@@ -253,14 +266,26 @@ const SCRIPT = String.raw`
     [saved.skin, saved.cape] = await Promise.all([fetchTexture(me.skinUrl), fetchTexture(me.capeUrl)]);
   }
 
-  const when = (time) => (time === null || time === undefined ? S.never : new Date(time).toLocaleString(document.documentElement.lang));
+  // In the player's own locale and time zone, the zone named: a time without one is ambiguous
+  // (dateStyle and timeStyle take no timeZoneName, so the parts are asked for one by one).
+  const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  function showTime(id, time) {
+    if (time === null || time === undefined) {
+      $(id).textContent = S.never;
+      return;
+    }
+    const shown = document.createElement('time');
+    shown.dateTime = time;
+    shown.textContent = dateFormat.format(new Date(time));
+    $(id).replaceChildren(shown);
+  }
 
   function render() {
     $('me-heading').textContent = fmt(S.signedInAs, { name: me.name });
     $('me-uuid').textContent = me.uuid;
     $('password-user').value = me.name;
-    $('me-created').textContent = when(me.createdAt);
-    $('me-last').textContent = when(me.lastLoginAt);
+    showTime('me-created', me.createdAt);
+    showTime('me-last', me.lastLoginAt);
     if (!chosen.skin) $(me.isAlex ? 'skin-slim' : 'skin-classic').checked = true;
     const elsewhere = [me.skinUrl !== null && !saved.skin ? S.skinElsewhere : '', me.capeUrl !== null && !saved.cape ? S.capeElsewhere : ''];
     $('looks-note').textContent = elsewhere.filter(Boolean).join(' ');
@@ -274,9 +299,12 @@ const SCRIPT = String.raw`
     if ($('cape').getAttribute('aria-busy') !== 'true') $('cape-remove').disabled = me.capeUrl === null;
   }
 
-  // The front of a skin, 16x32 skin pixels, from the standard layout (64x64, or the old 64x32
+  // One side of a skin, 16x32 skin pixels, from the standard layout (64x64, or the old 64x32
   // whose left limbs mirror the right ones); an HD skin is scaled down by its multiple of 64.
-  function drawSkin(canvas, image, slim) {
+  // Each part is a box of width w, height h and depth d whose faces lie unfolded from (x, y):
+  // the front at (x+d, y+d), the back past the left side at (x+2d+w, y+d). Seen from behind,
+  // a part stands where its front would in a mirror: the right arm on the viewer's right.
+  function drawSkin(canvas, image, slim, back) {
     const ctx = canvas.getContext('2d');
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     if (!image) return;
@@ -292,24 +320,27 @@ const SCRIPT = String.raw`
       ctx.drawImage(image, sx * u, sy * u, w * u, h * u, 0, 0, w * k, h * k);
       ctx.restore();
     };
-    part(8, 8, 8, 8, 4, 0); // head
-    part(20, 20, 8, 12, 4, 8); // body
-    part(44, 20, arm, 12, 4 - arm, 8); // right arm, on the viewer's left
-    part(4, 20, 4, 12, 4, 20); // right leg
+    // (dx, dy): where the box's front goes in the front view.
+    const box = (x, y, w, h, d, dx, dy, mirror) =>
+      back ? part(x + 2 * d + w, y + d, w, h, 16 - dx - w, dy, mirror) : part(x + d, y + d, w, h, dx, dy, mirror);
+    box(0, 0, 8, 8, 8, 4, 0); // head
+    box(16, 16, 8, 12, 4, 4, 8); // body
+    box(40, 16, arm, 12, 4, 4 - arm, 8); // right arm, on the viewer's left from the front
+    box(0, 16, 4, 12, 4, 4, 20); // right leg
     if (legacy) {
-      part(44, 20, arm, 12, 12, 8, true);
-      part(4, 20, 4, 12, 8, 20, true);
-      if (hatHasHoles(image)) part(40, 8, 8, 8, 4, 0);
+      box(40, 16, arm, 12, 4, 12, 8, true);
+      box(0, 16, 4, 12, 4, 8, 20, true);
+      if (hatHasHoles(image)) box(32, 0, 8, 8, 8, 4, 0);
       return;
     }
-    part(36, 52, arm, 12, 12, 8); // left arm
-    part(20, 52, 4, 12, 8, 20); // left leg
-    part(40, 8, 8, 8, 4, 0); // hat
-    part(20, 36, 8, 12, 4, 8); // jacket
-    part(44, 36, arm, 12, 4 - arm, 8); // right sleeve
-    part(52, 52, arm, 12, 12, 8); // left sleeve
-    part(4, 36, 4, 12, 4, 20); // right trouser leg
-    part(4, 52, 4, 12, 8, 20); // left trouser leg
+    box(32, 48, arm, 12, 4, 12, 8); // left arm
+    box(16, 48, 4, 12, 4, 8, 20); // left leg
+    box(32, 0, 8, 8, 8, 4, 0); // hat
+    box(16, 32, 8, 12, 4, 4, 8); // jacket
+    box(40, 32, arm, 12, 4, 4 - arm, 8); // right sleeve
+    box(48, 48, arm, 12, 4, 12, 8); // left sleeve
+    box(0, 32, 4, 12, 4, 4, 20); // right trouser leg
+    box(0, 48, 4, 12, 4, 8, 20); // left trouser leg
   }
 
   // The game ignores an old skin's hat layer when it has no see-through pixel (many such skins
@@ -337,7 +368,9 @@ const SCRIPT = String.raw`
   }
 
   function drawPreview() {
-    drawSkin($('skin-preview'), chosen.skin || saved.skin?.image, $('skin-slim').checked);
+    const skin = chosen.skin || saved.skin?.image;
+    drawSkin($('skin-preview'), skin, $('skin-slim').checked, false);
+    drawSkin($('skin-back'), skin, $('skin-slim').checked, true);
     drawCape($('cape-preview'), chosen.cape || saved.cape?.image);
     const armsChanged = !chosen.skin && saved.skin && me && $('skin-slim').checked !== me.isAlex;
     $('preview-note').textContent = chosen.skin || chosen.cape ? S.previewPending : armsChanged ? S.armsPending : S.previewSaved;
@@ -438,6 +471,9 @@ const SCRIPT = String.raw`
     await call('POST', 'logout-all');
     signOut(S.loggedOutAll, 'ok');
   });
+  // The API has no call that ends one token: this page forgets its own, which dies with it (the
+  // closure holds the only copy), and the launcher's sessions carry on.
+  $('signout').addEventListener('click', () => signOut(S.signedOut, 'ok'));
 
   // Invite and reset links carry their code in the fragment, which never reaches a server or its
   // log; it is taken out of the address bar (and the history) once read.
@@ -520,6 +556,7 @@ export function renderPage(settings: AccountSettings): { html: string; headers: 
     field(id, t('name'), 'type="text" name="name" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="16"', id === 'signup-name' ? t('nameHint') : '');
   const fresh = (id: string, label: Key): string => field(id, t(label), `type="password" autocomplete="new-password" minlength="${escapeHtml(min)}"`, label === 'newPassword' || label === 'password' ? passwordHint : '');
   const strings: Partial<Strings> = Object.fromEntries(SCRIPT_KEYS.map((k) => [k, STRINGS[k as Key]]));
+  const title = settings.serverName === '' ? t('title') : escapeHtml(STRINGS.titleOn.replace('{server}', () => settings.serverName));
 
   // Open sign-up takes a code too: past the hourly limit of all addresses, only one with a code passes.
   const invited = settings.registration === 'invite';
@@ -547,13 +584,13 @@ ${message('signup')}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
-<title>${t('title')}</title>
+<title>${title}</title>
 <link rel="icon" href="data:,">
 <style>${STYLE}</style>
 </head>
 <body>
 <main id="app" data-view="signed-out" data-registration="${escapeHtml(settings.registration)}" data-min-password="${escapeHtml(min)}" data-base="${escapeHtml(settings.basePath)}" data-strings="${escapeHtml(JSON.stringify(strings))}">
-<h1>${t('title')}</h1>
+<h1>${title}</h1>
 <noscript><p>${t('noScript')}</p></noscript>
 
 <div id="view-signed-out" hidden>
@@ -594,15 +631,15 @@ ${message('reset')}
 
 <section class="card" aria-labelledby="looks-heading">
 <h2 id="looks-heading">${t('looksHeading')}</h2>
-<div class="looks">
-<div>
 <div class="preview">
-<canvas id="skin-preview" width="128" height="256" role="img" aria-label="${t('skinPreview')}"></canvas>
-<canvas id="cape-preview" width="80" height="128" role="img" aria-label="${t('capePreview')}"></canvas>
+<div class="views">
+<figure><canvas id="skin-preview" width="128" height="256" role="img" aria-label="${t('skinPreview')}"></canvas><figcaption>${t('front')}</figcaption></figure>
+<figure><canvas id="skin-back" width="128" height="256" role="img" aria-label="${t('skinBack')}"></canvas><figcaption>${t('back')}</figcaption></figure>
+</div>
+<figure><canvas id="cape-preview" width="80" height="128" role="img" aria-label="${t('capePreview')}"></canvas><figcaption>${t('cape')}</figcaption></figure>
 </div>
 <p class="hint" id="preview-note" aria-live="polite"></p>
 <p class="hint" id="looks-note"></p>
-</div>
 <div class="uploads">
 <form id="skin" method="post" novalidate>
 ${field('skin-file', t('skinFile'), 'type="file" name="skin" accept="image/png"')}
@@ -638,7 +675,7 @@ ${message('password')}
 <h2 id="sessions-heading">${t('sessionsHeading')}</h2>
 <form id="sessions" method="post" novalidate>
 <p class="hint">${t('sessionsHint')}</p>
-<div class="actions"><button type="submit" class="danger">${t('logoutAll')}</button></div>
+<div class="actions"><button type="button" class="quiet" id="signout">${t('signOut')}</button><button type="submit" class="danger">${t('logoutAll')}</button></div>
 ${message('sessions')}
 </form>
 </section>

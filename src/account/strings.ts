@@ -5,6 +5,7 @@ export const STRINGS = {
   /** The language of the texts below, as an HTML lang attribute. */
   lang: 'en',
   title: 'Your account',
+  titleOn: 'Your account on {server}',
   noScript: 'This page needs JavaScript.',
 
   signInHeading: 'Sign in',
@@ -35,6 +36,10 @@ export const STRINGS = {
 
   looksHeading: 'Skin and cape',
   skinPreview: 'Front view of the skin',
+  skinBack: 'Back view of the skin',
+  front: 'Front',
+  back: 'Back',
+  cape: 'Cape',
   capePreview: 'Front view of the cape',
   previewSaved: 'Your skin and cape as saved.',
   previewPending: 'Preview of the chosen file: not saved yet.',
@@ -62,7 +67,9 @@ export const STRINGS = {
   passwordChanged: 'Password changed. Every other session has been signed out.',
 
   sessionsHeading: 'Sessions',
-  sessionsHint: 'Signs out this page, your launcher and every other device. Sign in again to carry on.',
+  sessionsHint: 'Sign out leaves this page only: your launcher stays signed in. Sign out everywhere ends every session: this page, your launcher and every other device.',
+  signOut: 'Sign out',
+  signedOut: 'Signed out.',
   logoutAll: 'Sign out everywhere',
   loggedOutAll: 'Signed out everywhere.',
   linkWhileSignedIn: 'An invite or reset link was opened while you are signed in here. Reload the page to use it: that signs this page out.',

@@ -38,6 +38,7 @@ import type { Synchronous } from '../store/sqlite.ts';
 import { UsageError, type OptionTypes } from './usage.ts';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../ops/log.ts';
 import { maskDbUrl } from '../postgres/url.ts';
+import { MAX_SERVER_NAME_CHARS } from '../account/page.ts';
 
 export interface ServeConfig {
   host: string;
@@ -80,6 +81,8 @@ export interface ServeConfig {
   relay: string;
   /** Serves the account page and its API under {base}/account. */
   accountPage: boolean;
+  /** The server's name in the account page's title and heading; '' none. */
+  serverName: string;
   /** Who may create an account on the page: no one, holders of an invite code, anyone. */
   registration: 'off' | 'invite' | 'open';
   /** The UUID a player who signs up gets. */
@@ -127,6 +130,12 @@ const flag = {
   boolean: true,
   parse: (t: string): boolean | { refused: string } => (t === '' ? false : (switchWord(t) ?? { refused: 'must be true or false (or 1/0, yes/no, on/off)' })),
 };
+
+/** Text a person reads on one line (no newline or other control character, no lone surrogate), trimmed, at most `max` code points. */
+const line =
+  (max: number) =>
+  (t: string): string | { refused: string } =>
+    t.isWellFormed() && !/\p{Cc}/u.test(t) && [...t.trim()].length <= max ? t.trim() : { refused: `must be one line of at most ${max} characters` };
 
 /** A list of IP addresses and CIDR ranges, or '' for none. */
 const addresses = (t: string): string | { refused: string } => {
@@ -265,6 +274,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     parse: addresses,
   },
   { key: 'accountPage', flag: 'account-page', arg: '', fallback: 'false', help: 'serves the account page, GET {base}/account, and its API under {base}/account/ (no API key needed there)', ...flag },
+  {
+    key: 'serverName',
+    flag: 'server-name',
+    arg: 'NAME',
+    fallback: '',
+    help: `the server's name, shown in the account page's title and heading ("Your account on NAME"; without it, "Your account"); one line of at most ${MAX_SERVER_NAME_CHARS} characters`,
+    parse: line(MAX_SERVER_NAME_CHARS),
+  },
   {
     key: 'registration',
     flag: 'registration',

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { escapeHtml, renderPage, type AccountSettings } from '../../src/account/page.ts';
 import { STRINGS } from '../../src/account/strings.ts';
 
-const SETTINGS: AccountSettings = { registration: 'invite', minPasswordLength: 8, basePath: '/mc' };
+const SETTINGS: AccountSettings = { registration: 'invite', minPasswordLength: 8, basePath: '/mc', serverName: '' };
 const page = (over: Partial<AccountSettings> = {}): { html: string; headers: Record<string, string> } => renderPage({ ...SETTINGS, ...over });
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64');
@@ -53,7 +53,7 @@ test('the CSP allows exactly the inline script and style, by their SHA-256', () 
 
 test('the script and style are the same whatever the settings', () => {
   const a = page({ registration: 'off', minPasswordLength: 12, basePath: '' });
-  const b = page({ registration: 'open', minPasswordLength: 8, basePath: '/x' });
+  const b = page({ registration: 'open', minPasswordLength: 8, basePath: '/x', serverName: 'Craftland' });
   assert.equal(a.headers['content-security-policy'], b.headers['content-security-policy']);
   assert.equal(SCRIPT_OF(a.html), SCRIPT_OF(b.html));
 });
@@ -144,8 +144,8 @@ test('every word shown comes from strings.ts, and every string there is used', (
       if (value !== undefined) assert.ok(shown(value), `${attr} not from strings.ts: ${value}`);
     }
   }
-  // Open sign-up's page shows the invite field's words of its own.
-  const open = page({ registration: 'open' }).html;
+  // Open sign-up's page shows the invite field's words of its own, a named server's its title.
+  const open = page({ registration: 'open', serverName: 'Craftland' }).html;
   const openTexts = open.split(/<[^>]*>/).map((t) => unescape(t).trim());
   for (const [key, value] of Object.entries(STRINGS)) {
     const inMarkup = [...texts, ...openTexts].some((t) => asPattern(value).test(t));
@@ -161,7 +161,7 @@ test('every word shown comes from strings.ts, and every string there is used', (
 
 test('the settings are escaped and reach the script unchanged', () => {
   const basePath = `/a"><script>alert(1)</script>&'`;
-  const { html } = renderPage({ registration: 'open', minPasswordLength: 10, basePath });
+  const { html } = renderPage({ registration: 'open', minPasswordLength: 10, basePath, serverName: '' });
   assert.ok(!html.includes('<script>alert'));
   assert.equal(contents(html, 'script').length, 1);
   const data = appData(html);
@@ -172,4 +172,16 @@ test('the settings are escaped and reach the script unchanged', () => {
   // The JSON of the strings is an attribute too: its quotes and brackets are escaped.
   const raw = /data-strings="([^"]*)"/.exec(html)![1]!;
   assert.doesNotMatch(raw, /[<>"']/);
+});
+
+test('the server name is in the title and the heading, as text; without one, both say "Your account"', () => {
+  const heading = (html: string): [string, string] => [unescape(contents(html, 'title')[0]!), unescape(contents(html, 'h1')[0]!)];
+  assert.deepEqual(heading(page().html), [STRINGS.title, STRINGS.title]);
+  assert.deepEqual(heading(page({ serverName: 'Craftland' }).html), ['Your account on Craftland', 'Your account on Craftland']);
+  // Owner input: markup and quotes stay text, and a replacement pattern ($&) is not expanded.
+  const name = `<script>alert("x")</script> & 'Co' $&`;
+  const { html } = page({ serverName: name });
+  assert.deepEqual(heading(html), [`Your account on ${name}`, `Your account on ${name}`]);
+  assert.equal(contents(html, 'script').length, 1, 'no script but the page\'s own');
+  assert.ok(!html.includes('<script>alert'));
 });

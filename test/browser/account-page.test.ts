@@ -1,8 +1,11 @@
 // The account page as a person uses it, in the system's Chromium (driven by puppeteer-core)
-// against the real built server: an invite link, sign-up, a skin and a cape previewed before they
+// against the real built server: the server's name as the title, an invite link, sign-up, dates
+// in the player's locale and time zone, a skin (front and back) and a cape previewed before they
 // are sent and then saved, a password change, signing out everywhere, a reset link, a launcher's
-// login with the password set there, the keyboard alone, and the token kept in the page's memory
-// only. Every step leaves a screenshot in a temp folder whose path is printed.
+// login with the password set there, the keyboard alone, the token kept in the page's memory
+// only, signing out of the page alone, and the signed-in page at phone and desktop widths in
+// light and dark. Every step leaves a screenshot in a temp folder whose path is printed; the
+// last four are kept in test/browser/account-page-{phone,desktop}-{light,dark}.png.
 // Chromium is found as .ci/run finds it (chromium or chromium-browser on the PATH, else
 // /usr/bin/chromium); without one the test is skipped, and says so.
 import assert from 'node:assert/strict';
@@ -41,6 +44,8 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
 const ADMIN_TOKEN = 'browser-test-admin-token';
 /** The server runs with an API key, as for a LauncherServer on another host: the page needs none, the five endpoints do. */
 const API_KEY = 'browser-test-api-key';
+/** The --server-name: owner input, shown as text in the title and heading (the CSP would stop a script anyway). */
+const SERVER_NAME = `<script>document.title = "pwned"</script> "Craft" & 'Co'`;
 const NAME = 'Steve_Web';
 const FIRST = 'first-password-1';
 const SECOND = 'second-password-2';
@@ -50,8 +55,15 @@ const THIRD = 'Third-Password-3';
 const KEYS_NAME = 'Alex_Keys';
 const KEYS_FIRST = 'keys-password-1';
 const KEYS_SECOND = 'keys-password-2';
+/** The player's locale and time zone, as the browser is told them: the page's dates follow them. */
+const LOCALE = 'en-GB';
+const TIME_ZONE = 'Asia/Tokyo';
+/** The date as the player should read it, from Node's own Intl in that locale and zone: day before month, 24-hour clock, the zone named. */
+const DATE_SHOWN = new Intl.DateTimeFormat(LOCALE, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone: TIME_ZONE });
 /** The server's 401 for a wrong current password (docs/http.md, "The account API"): no text of the page's. */
 const WRONG_CURRENT = 'The current password is wrong';
+/** The server's 401 for a wrong password at sign-in. */
+const WRONG_LOGIN = 'Wrong login or password';
 
 // The page's globals as far as the functions run in it touch them: the project's type check has
 // no DOM library, and these declarations stay in this module.
@@ -62,6 +74,7 @@ declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
 };
 declare const location: { hash: string };
+declare function getComputedStyle(element: unknown): { color: string; backgroundColor: string };
 declare const localStorage: { length: number };
 declare const sessionStorage: { length: number };
 declare const indexedDB: { databases(): Promise<{ name?: string }[]> };
@@ -78,6 +91,12 @@ const YELLOW: Rgba = [240, 210, 40, 255];
 const MAGENTA: Rgba = [200, 40, 200, 255];
 const CYAN: Rgba = [40, 200, 210, 255];
 const ORANGE: Rgba = [240, 130, 20, 255];
+const BROWN: Rgba = [120, 70, 30, 255];
+const NAVY: Rgba = [20, 30, 110, 255];
+const OLIVE: Rgba = [120, 130, 30, 255];
+const PINK: Rgba = [250, 150, 190, 255];
+const LIME: Rgba = [150, 240, 60, 255];
+const GREY: Rgba = [120, 120, 120, 255];
 const CLEAR: Rgba = [0, 0, 0, 0];
 
 /** An RGBA PNG of `width`×`height`, transparent but for the given rectangles [x, y, w, h, colour]. */
@@ -91,8 +110,9 @@ function paintedPng(width: number, height: number, rects: [number, number, numbe
 }
 
 /**
- * A 64×64 skin whose front faces each have a colour of their own (the standard layout), and a
- * hat whose top row is white: the preview must put each where the game shows it.
+ * A 64×64 skin whose front and back faces each have a colour of their own (the standard layout),
+ * a hat whose top row is white, front and back, and a jacket whose back has a white bottom row:
+ * the previews must put each where the game shows it.
  */
 const SKIN = paintedPng(64, 64, [
   [8, 8, 8, 8, RED], // head
@@ -102,6 +122,14 @@ const SKIN = paintedPng(64, 64, [
   [36, 52, 4, 12, YELLOW], // left arm
   [4, 20, 4, 12, MAGENTA], // right leg
   [20, 52, 4, 12, CYAN], // left leg
+  [24, 8, 8, 8, BROWN], // head, back
+  [56, 8, 8, 1, WHITE], // hat, back, top row
+  [32, 20, 8, 12, NAVY], // body, back
+  [32, 47, 8, 1, WHITE], // jacket, back, bottom row
+  [52, 20, 4, 12, OLIVE], // right arm, back
+  [44, 52, 4, 12, PINK], // left arm, back
+  [12, 20, 4, 12, LIME], // right leg, back
+  [28, 52, 4, 12, GREY], // left leg, back
 ]);
 /** Where each colour lands in the 16×32 front view (classic arms), and a spot left empty. */
 const SKIN_FRONT: [number, number, Rgba][] = [
@@ -114,6 +142,74 @@ const SKIN_FRONT: [number, number, Rgba][] = [
   [10, 26, CYAN],
   [1, 2, CLEAR],
 ];
+/** The same in the back view: seen from behind, the right arm and leg are on the viewer's right. */
+const SKIN_BACK: [number, number, Rgba][] = [
+  [8, 4, BROWN],
+  [8, 0, WHITE],
+  [8, 14, NAVY],
+  [8, 19, WHITE],
+  [13, 14, OLIVE],
+  [2, 14, PINK],
+  [10, 26, LIME],
+  [5, 26, GREY],
+  [1, 2, CLEAR],
+];
+/**
+ * An old 64×32 skin: its left limbs are its right ones mirrored, so the right arm's back, whose
+ * first column only is painted, shows that column at the arm's outer edge on both sides.
+ */
+const LEGACY_SKIN = paintedPng(64, 32, [
+  [8, 8, 8, 8, RED],
+  [24, 8, 8, 8, BROWN],
+  [52, 20, 1, 12, OLIVE],
+]);
+const LEGACY_BACK: [number, number, Rgba][] = [
+  [8, 4, BROWN],
+  [12, 14, OLIVE],
+  [15, 14, CLEAR],
+  [3, 14, OLIVE],
+  [0, 14, CLEAR],
+];
+/** A skin to look at (the screenshots too): a face, hair at the back, sleeves, shoes, a head band and a backpack on the overlay. */
+const LOOK_SKIN = ((): Buffer => {
+  const [face, hair, shirt, shirtBack, pants, shoes, band, pack]: Rgba[] = [[200, 150, 110, 255], [70, 45, 25, 255], [0, 160, 160, 255], [0, 130, 135, 255], [60, 60, 160, 255], [90, 90, 90, 255], [200, 40, 40, 255], [130, 85, 40, 255]];
+  /** A limb at its front x: a sleeve or trousers of `top` rows, then `rest`; the same at its back x. */
+  const limb = (front: number, back: number, y: number, top: number, upper: Rgba, lower: Rgba): [number, number, number, number, Rgba][] =>
+    [front, back].flatMap((x): [number, number, number, number, Rgba][] => [[x, y, 4, top, upper], [x, y + top, 4, 12 - top, lower]]);
+  return paintedPng(64, 64, [
+    [8, 8, 8, 8, face], [8, 8, 8, 2, hair], [9, 12, 1, 1, WHITE], [10, 12, 1, 1, BLUE], [13, 12, 1, 1, BLUE], [14, 12, 1, 1, WHITE], [11, 14, 2, 1, hair],
+    [24, 8, 8, 8, hair], [40, 9, 8, 1, band], [56, 9, 8, 1, band],
+    [20, 20, 8, 12, shirt], [32, 20, 8, 12, shirtBack], [33, 38, 6, 8, pack],
+    ...limb(44, 52, 20, 4, shirt, face), ...limb(36, 44, 52, 4, shirt, face),
+    ...limb(4, 12, 20, 9, pants, shoes), ...limb(20, 28, 52, 9, pants, shoes),
+  ]);
+})();
+/** A cape to look at: dark red with a gold band. */
+const LOOK_CAPE = paintedPng(64, 32, [[1, 1, 10, 16, [150, 20, 30, 255]], [1, 3, 10, 1, [230, 180, 40, 255]]]);
+
+/** WCAG 2's contrast ratio of two CSS colours as getComputedStyle gives them (rgb() or rgba(), opaque). */
+function contrast(a: string, b: string): number {
+  const luminance = (css: string): number => {
+    const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => Number(v) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+/** Each element's text colour and the background it sits on (its own, else the nearest ancestor's that is not transparent). */
+const colours = (page: Page, selectors: string[]): Promise<[string, string, string][]> =>
+  page.evaluate(
+    (list) =>
+      list.map((selector): [string, string, string] => {
+        let at: any = document.querySelector(selector);
+        const color = getComputedStyle(at).color;
+        while (at && getComputedStyle(at).backgroundColor === 'rgba(0, 0, 0, 0)') at = at.parentElement;
+        return [selector, color, at ? getComputedStyle(at).backgroundColor : 'rgb(255, 255, 255)'];
+      }),
+    selectors,
+  );
+
 /** A 64×32 cape whose front (10×16 at 1, 1) is orange. */
 const CAPE = paintedPng(64, 32, [[1, 1, 10, 16, ORANGE]]);
 
@@ -178,7 +274,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     cleanup();
   });
 
-  server = await startRaw(['serve', '--port', String(port), '--db', db, '--account-page', '--registration', 'invite', '--public-url', url, '--admin-token', ADMIN_TOKEN, '--api-key', API_KEY]);
+  server = await startRaw(['serve', '--port', String(port), '--db', db, '--account-page', '--registration', 'invite', '--public-url', url, '--admin-token', ADMIN_TOKEN, '--api-key', API_KEY, '--server-name', SERVER_NAME]);
   /** A JSON POST from the test itself, as any HTTP client sends it. */
   const post = (path: string, body: unknown) => fetchReply(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   /** A call as a LauncherServer makes it: JSON to one of the five endpoints, the API key in the query as its config carries it. */
@@ -192,6 +288,8 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
 
   browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, userDataDir: join(dir, 'chromium') });
   const page = await browser.newPage();
+  await page.emulateTimezone(TIME_ZONE);
+  await (await page.createCDPSession()).send('Emulation.setLocaleOverride', { locale: LOCALE });
   // Anything the page logs as an error (a CSP refusal, a script error) fails the test at the end;
   // not Chromium's note on each refusal the test asks for (a 401 for a wrong password).
   const problems: string[] = [];
@@ -209,6 +307,9 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
   await page.setViewport({ width: 360, height: 740 });
   await page.goto(`${url}/account`);
   await waitForView(page, 'signed-out');
+  // The server's name, as text, in the title and the heading.
+  assert.equal(await page.title(), `Your account on ${SERVER_NAME}`);
+  assert.equal(await textOf(page, 'h1'), `Your account on ${SERVER_NAME}`);
   const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(scrollWidth <= 360, `the phone page scrolls sideways: ${scrollWidth} px wide`);
   await shot('sign-in-phone', false);
@@ -237,13 +338,29 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await waitForView(page, 'signed-in');
     assert.equal(await textOf(page, '#me-heading'), STRINGS.signedInAs.replace('{name}', NAME));
     assert.match(await textOf(page, '#me-uuid'), /^[0-9a-f]{8}-?[0-9a-f]{4}/);
+    // The dates in the player's locale and time zone, the zone named, each in a <time> holding its instant.
+    const login = await post('/account/login', { name: NAME, password: FIRST });
+    const me = (await fetchReply(`${url}/account/me`, { headers: { authorization: `Bearer ${login.body.result.accessToken}` } })).body.result;
+    assert.equal(await page.$eval('#me-created time', (e) => e.getAttribute('datetime')), me.createdAt);
+    for (const id of ['me-created', 'me-last']) {
+      const [instant, shown] = await page.$eval(`#${id} time`, (e) => [e.getAttribute('datetime')!, e.textContent ?? '']);
+      assert.equal(shown.replace(/\s/g, ' '), DATE_SHOWN.format(new Date(instant)).replace(/\s/g, ' '), `${id} in ${LOCALE}, ${TIME_ZONE}`);
+      assert.match(shown, /GMT\+9$/, `${id} names its time zone`);
+    }
     await shot('signed-in');
   });
 
   await t.test('a skin is previewed from the file before it is sent, then saved', async () => {
     const skinFile = join(dir, 'skin.png');
     writeFileSync(skinFile, SKIN);
+    const legacyFile = join(dir, 'legacy-skin.png');
+    writeFileSync(legacyFile, LEGACY_SKIN);
     const input = await page.$('#skin-file');
+    // An old 64×32 skin's back: its left arm is the right one mirrored.
+    await input!.uploadFile(legacyFile);
+    await waitForText(page, '#preview-note', STRINGS.previewPending);
+    assert.deepEqual((await canvasPixels(page, 'skin-back', LEGACY_BACK.map(([x, y]) => [x, y]))).pixels, LEGACY_BACK.map(([, , colour]) => colour));
+    await shot('legacy-skin-preview');
     await input!.uploadFile(skinFile);
     await waitForText(page, '#preview-note', STRINGS.previewPending);
     const before = await canvasPixels(page, 'skin-preview', SKIN_FRONT.map(([x, y]) => [x, y]));
@@ -251,6 +368,10 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     assert.equal(before.height, 32 * 8);
     assert.ok(before.drawn > 0, 'the preview is drawn');
     assert.deepEqual(before.pixels, SKIN_FRONT.map(([, , colour]) => colour));
+    // Its back, in the canvas beside it, from the back faces, the overlay layer's too.
+    const behind = await canvasPixels(page, 'skin-back', SKIN_BACK.map(([x, y]) => [x, y]));
+    assert.deepEqual([behind.width, behind.height], [16 * 8, 32 * 8]);
+    assert.deepEqual(behind.pixels, SKIN_BACK.map(([, , colour]) => colour));
     // Slim arms are 3 pixels wide: the outer column of the right arm is left empty.
     await page.click('#skin-slim');
     assert.deepEqual((await canvasPixels(page, 'skin-preview', [[0, 14], [1, 14], [15, 14]])).pixels, [CLEAR, BLUE, CLEAR]);
@@ -263,6 +384,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     // The saved skin is fetched back from the server's /textures/ and drawn the same.
     const after = await canvasPixels(page, 'skin-preview', SKIN_FRONT.map(([x, y]) => [x, y]));
     assert.deepEqual(after.pixels, SKIN_FRONT.map(([, , colour]) => colour));
+    assert.deepEqual((await canvasPixels(page, 'skin-back', SKIN_BACK.map(([x, y]) => [x, y]))).pixels, SKIN_BACK.map(([, , colour]) => colour));
     await shot('skin-saved');
 
     const login = await fetchReply(`${url}/account/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: NAME, password: FIRST }) });
@@ -335,6 +457,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await page.click('#skin-remove');
     await waitForText(page, '#skin-msg', STRINGS.skinRemoved);
     assert.equal((await canvasPixels(page, 'skin-preview', [])).drawn, 0, 'the removed skin is no longer drawn');
+    assert.equal((await canvasPixels(page, 'skin-back', [])).drawn, 0, 'nor its back');
     assert.equal(await page.$eval('#skin-remove', (e) => (e as Field).disabled), true, 'there is no skin left to remove');
     assert.equal(await focused(page), 'skin-file', 'the focus moves from the button now off to the form\'s first control, not lost to the page');
     assert.deepEqual(await profile(), { username: NAME });
@@ -529,6 +652,78 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     assert.equal(await page.$eval('#view-signed-in', (e) => e.hasAttribute('hidden')), true);
     assert.deepEqual(sent, [], 'the reloaded page sent a token');
     await shot('reloaded-signed-out', false);
+  });
+
+  /** Opens the page afresh and signs in with its form. */
+  const signInHere = async (name: string, password: string): Promise<void> => {
+    await page.goto(`${url}/account`);
+    await waitForView(page, 'signed-out');
+    await page.type('#signin-name', name);
+    await page.type('#signin-password', password);
+    await page.click('#signin button[type=submit]');
+    await waitForView(page, 'signed-in');
+  };
+
+  await t.test('"Sign out" ends this page\'s session only: the page forgets the token and the player, the launcher stays signed in', async () => {
+    const launcherToken: string = (await launcher('auth', { login: NAME, password: THIRD })).body.result.accessToken;
+    // A skin and a cape, set through the API with the launcher's token, so that the page has a player's all to forget.
+    for (const [path, png] of [['skin?model=classic', LOOK_SKIN], ['cape', LOOK_CAPE]] as const) {
+      const saved = await fetchReply(`${url}/account/${path}`, { method: 'PUT', headers: { authorization: `Bearer ${launcherToken}`, 'content-type': 'image/png' }, body: png });
+      assert.equal(saved.status, 200, saved.text);
+    }
+    await signInHere(NAME, THIRD);
+    for (const id of ['skin-preview', 'skin-back', 'cape-preview']) assert.ok((await canvasPixels(page, id, [])).drawn > 0, `${id} is drawn`);
+    await page.click('#signout');
+    await waitForView(page, 'signed-out');
+    await waitForText(page, '#signin-msg', STRINGS.signedOut);
+    assert.equal(await focused(page), 'signin-name');
+    // Nothing of the player is left in the page, hidden or not.
+    for (const id of ['#me-heading', '#me-uuid', '#me-created', '#me-last']) assert.equal(await textOf(page, id), '', id);
+    assert.equal(await page.$eval('#password-user', (e) => (e as Field).value), '');
+    for (const id of ['skin-preview', 'skin-back', 'cape-preview']) assert.equal((await canvasPixels(page, id, [])).drawn, 0, `${id} is cleared`);
+    // The page holds no token: its next call (a sign-in with a wrong password) carries none.
+    const sent: (string | undefined)[] = [];
+    const watch = (r: HTTPRequest): void => {
+      if (r.url().includes('/account/')) sent.push(r.headers().authorization);
+    };
+    page.on('request', watch);
+    await page.type('#signin-password', 'not-the-password');
+    await page.click('#signin button[type=submit]');
+    await waitForText(page, '#signin-msg', WRONG_LOGIN);
+    page.off('request', watch);
+    assert.equal(sent.length, 1, 'one call');
+    assert.equal(sent[0], undefined, 'sent without a token');
+    await shot('signed-out-here');
+    // The API has no call that ends one token: a launcher's session (and so the page's, until it expires) lives on.
+    const me = await fetchReply(`${url}/account/me`, { headers: { authorization: `Bearer ${launcherToken}` } });
+    assert.equal(me.status, 200, me.text);
+  });
+
+  await t.test('signed in with a skin and a cape, at phone and desktop widths, light and dark: no sideways scroll, readable text', async () => {
+    // The skin and cape set above.
+    await page.setViewport({ width: 1280, height: 800 });
+    await signInHere(NAME, THIRD);
+    await waitForText(page, '#preview-note', STRINGS.previewSaved);
+    for (const id of ['skin-preview', 'skin-back', 'cape-preview']) assert.ok((await canvasPixels(page, id, [])).drawn > 0, `${id} is drawn`);
+    // Text on what it sits on, buttons on their own colour: at least WCAG AA's 4.5:1 in either scheme.
+    const readable = ['body', 'h1', '#me-heading', 'dt', 'dd', 'figcaption', '#preview-note', '#sessions .hint', 'label', '#skin button[type=submit]', '#skin-remove', '#signout', '#sessions button[type=submit]'];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+      const seen = await colours(page, readable);
+      // The scheme is the one asked for: a dark page on a dark background, and the reverse.
+      assert.equal(contrast(seen[0]![2], 'rgb(0, 0, 0)') < contrast(seen[0]![2], 'rgb(255, 255, 255)'), scheme === 'dark', `${scheme}: the page's background is ${seen[0]![2]}`);
+      for (const [selector, color, background] of seen) {
+        assert.ok(contrast(color, background) >= 4.5, `${scheme}: ${selector} is ${color} on ${background}, ${contrast(color, background).toFixed(2)}:1`);
+      }
+      for (const [width, height, device] of [[390, 844, 'phone'], [1280, 800, 'desktop']] as const) {
+        await page.setViewport({ width, height });
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(wide <= width, `${scheme}, ${device}: the page scrolls sideways, ${wide} px wide`);
+        await shot(`account-page-${device}-${scheme}`);
+      }
+    }
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+    await page.setViewport({ width: 1280, height: 800 });
   });
 
   assert.deepEqual(problems, [], 'the page logged no error (a CSP refusal would be one)');

@@ -36,6 +36,7 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     trustProxy: '',
     relay: '127.0.0.1,::1',
     accountPage: false,
+    serverName: '',
     registration: 'off',
     registrationUuid: 'random',
     registrationsPerAddress: 5,
@@ -92,6 +93,19 @@ test('invalid values name their source', () => {
   assert.throws(() => resolveServeConfig({ 'admin-token': 'ünïcödé-token-0123' }, {}), { message: /--admin-token must be/ });
   assert.throws(() => resolveServeConfig({ 'admin-token': 'same-secret-0123456', 'api-key': 'same-secret-0123456' }, {}), { message: '--admin-token must differ from --api-key' });
   assert.throws(() => resolveServeConfig({ 'headers-timeout': '60' }, {}), { message: '--headers-timeout must not be longer than --request-timeout' });
+});
+
+test('--server-name: one line of at most 64 characters (code points), trimmed; none by default', () => {
+  const name = (flags: Record<string, unknown>, env: Record<string, string> = {}): string => resolveServeConfig(flags, env).serverName;
+  assert.equal(name({}), '');
+  assert.equal(name({ 'server-name': '  Craftland ' }), 'Craftland');
+  assert.equal(name({}, { MCAUTH_SERVER_NAME: 'From the environment' }), 'From the environment');
+  assert.equal(name({ 'server-name': '⛏'.repeat(64) }), '⛏'.repeat(64), '64 code points, though more UTF-16 units');
+  assert.equal(name({ 'server-name': '<b>"Craft" & \'Co\'</b>' }), '<b>"Craft" & \'Co\'</b>', 'taken as it is: the page escapes it');
+  for (const bad of ['x'.repeat(65), 'two\nlines', 'tab\there', 'escape\u001b[31m', 'lone \ud800']) {
+    assert.throws(() => name({ 'server-name': bad }), { name: 'UsageError', message: /^--server-name must be one line of at most 64 characters, got / }, JSON.stringify(bad));
+  }
+  assert.throws(() => name({}, { MCAUTH_SERVER_NAME: 'x'.repeat(65) }), { message: /^MCAUTH_SERVER_NAME must be one line of at most 64 characters/ });
 });
 
 test('every option has an environment variable, and help lists both', () => {

@@ -37,12 +37,14 @@ const MANY = ['--registrations-per-address', '1000', '--registrations-per-hour',
 const SIGN_IN = 'Sign in again';
 const BAD_INVITE = 'This invite code is not valid';
 const BAD_RESET = 'This reset link is not valid';
+/** The limited server's --server-name (from MCAUTH_SERVER_NAME): owner input that must reach the page as text. */
+const SERVER_NAME = `Craft <b>"&"</b> 'Co'`;
 
 let off: RunningServer; // no --account-page, same database as `invites`
 let closed: RunningServer; // --account-page, registration off (the default), same database
 let invites: RunningServer; // --registration invite, --api-key, --admin-token, --public-url (its own address)
 let open: RunningServer; // --registration open --registration-uuid offline, no --public-url
-let limited: RunningServer; // --registration open, --trust-proxy, --address-login-limit 3, --reset-ttl 1
+let limited: RunningServer; // --registration open, --trust-proxy, --address-login-limit 3, --reset-ttl 1, MCAUTH_SERVER_NAME
 let untrusted: RunningServer; // --registration open, 1 an address, no --trust-proxy, no relay (the test calls from 127.0.0.1)
 let pub = ''; // the invites server's address, its --public-url
 
@@ -56,7 +58,7 @@ before(async () => {
     startServer(['--db', openDb, '--account-page', '--registration', 'open', '--registration-uuid', 'offline', ...MANY]),
     startServer(
       ['--db', limitedDb, '--account-page', '--registration', 'open', ...MANY, '--trust-proxy', '--address-login-limit', '3'],
-      { MCAUTH_RESET_TTL: '1', MCAUTH_ADMIN_TOKEN: ADMIN },
+      { MCAUTH_RESET_TTL: '1', MCAUTH_ADMIN_TOKEN: ADMIN, MCAUTH_SERVER_NAME: SERVER_NAME },
     ),
     startServer(['--db', untrustedDb, '--account-page', '--registration', 'open', '--registrations-per-address', '1', '--relay', '']),
   ]);
@@ -210,7 +212,7 @@ describe('off unless --account-page', () => {
       const page = await s.request('/account');
       assert.equal(page.status, 200, page.text);
       assert.match(page.text, /^<!doctype html>/i);
-      const rendered = renderPage({ registration, minPasswordLength: DEFAULT_MIN_PASSWORD_CHARS, basePath: '' });
+      const rendered = renderPage({ registration, minPasswordLength: DEFAULT_MIN_PASSWORD_CHARS, basePath: '', serverName: '' });
       assert.equal(page.text, rendered.html, 'the page as rendered');
       for (const [name, value] of Object.entries(rendered.headers)) assert.equal(page.headers.get(name), value, name);
       assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
@@ -238,6 +240,21 @@ describe('off unless --account-page', () => {
         for (const source of sources) assert.doesNotMatch(source, /^'unsafe-|^'strict-dynamic'$|\*|^[a-z][a-z0-9+.-]*:\/\/|^(https?|wss?|ftp):$|\.[a-z]/i, `${name} ${source}`);
       }
     }
+  });
+});
+
+describe('--server-name', () => {
+  // Rule: the page is titled with the server's name (here from MCAUTH_SERVER_NAME), escaped, and
+  // its script and style, so its CSP, are the same as without one.
+  test('names the server in the page\'s title and heading, escaped; the CSP is unchanged', async () => {
+    const page = await limited.request('/account');
+    assert.equal(page.status, 200, page.text);
+    const rendered = renderPage({ registration: 'open', minPasswordLength: DEFAULT_MIN_PASSWORD_CHARS, basePath: '', serverName: SERVER_NAME });
+    assert.equal(page.text, rendered.html, 'the page as rendered with the name');
+    const shown = 'Your account on Craft &#60;b&#62;&#34;&#38;&#34;&#60;/b&#62; &#39;Co&#39;';
+    assert.ok(page.text.includes(`<title>${shown}</title>`) && page.text.includes(`<h1>${shown}</h1>`), page.text.slice(0, 600));
+    const unnamed = await closed.request('/account');
+    assert.equal(page.headers.get('content-security-policy'), unnamed.headers.get('content-security-policy'));
   });
 });
 

@@ -119,6 +119,18 @@ describe('a server started with --config', () => {
     }
   });
 
+  // Rule: the account page's server name may come from the file (serverName).
+  test('the server name from the file titles the account page', async () => {
+    const s = await serve(['--config', configFile({ ...FILE, accountPage: true, serverName: 'Craftland' })]);
+    try {
+      const page = await fetchReply(`http://127.0.0.1:${s.port}/mc/account`);
+      assert.equal(page.status, 200, page.text);
+      assert.match(page.text, /<title>Your account on Craftland<\/title>[\s\S]*<h1>Your account on Craftland<\/h1>/);
+    } finally {
+      await s.stop();
+    }
+  });
+
   // Rule: secrets may come from the file, and are enforced.
   test('an API key from the file is required of callers', async () => {
     const s = await serve(['--config', configFile({ ...FILE, apiKey: API_KEY })]);
@@ -154,6 +166,7 @@ describe('a bad file is refused at start', () => {
   test('an invalid value: exit 2 naming the key', async () => {
     await assertRefused({ port: 70000 }, '"port"', 'from 0 to 65535');
     await assertRefused({ ...FILE, variant: 'full' }, '"variant"', 'base or extended');
+    await assertRefused({ ...FILE, serverName: 'x'.repeat(65) }, '"serverName"', 'one line of at most 64 characters');
   });
 
   // Rule: a value of the wrong JSON type is refused, the key named.
