@@ -88,7 +88,9 @@ function openHint(db: string): string {
  */
 function createDatabaseFile(db: string): string[] {
   if (db === MEMORY_DB || isPostgresUrl(db) || existsSync(db)) return [];
-  const sidecars = [`${db}-wal`, `${db}-shm`].filter((path) => !existsSync(path));
+  // Under Deno's narrowest grants (the database file alone) a sidecar cannot even be looked at:
+  // one that cannot be seen is left alone, as one that was there.
+  const sidecars = [`${db}-wal`, `${db}-shm`].filter((path) => !seenOrHidden(path));
   try {
     closeSync(openSync(db, 'wx', 0o600));
     return [db, ...sidecars];
@@ -96,6 +98,15 @@ function createDatabaseFile(db: string): string[] {
     // EEXIST: another process made it this instant (an empty file is a new database to SQLite).
     // Anything else (no folder, no permission): SQLite's open below fails and says why.
     return [];
+  }
+}
+
+/** Whether a path exists, or may not be looked at (a Deno grant that does not name it). */
+function seenOrHidden(path: string): boolean {
+  try {
+    return existsSync(path);
+  } catch {
+    return true;
   }
 }
 
