@@ -112,34 +112,43 @@ function withDeadlines(store: Store, pool: Pool): Store {
   return Object.fromEntries(calls.map(([name, call]) => [name, bounded(pool, call, UNBOUNDED.has(name) ? Infinity : CALL_DEADLINE_MS)])) as unknown as Store;
 }
 
-/** A driver instance behind replaceablePool's proxy, and when it was last replaced. */
+/** A driver instance behind replaceablePool's proxy, and what its replacing needs. */
 interface Pool {
-  replace: () => void;
+  /** Replaces the driver instance; the old one's queries get `graceS` seconds to end (then are cut). */
+  replace: (graceS?: number) => void;
   replacedAt: number;
+  /** Whether the URL names several hosts, which a replacement turns (see turnHosts). */
+  turnable: boolean;
+  /** A pool replaced by watchStuck is still ending: no other replacement until it has. */
+  closing: boolean;
 }
 
 const pools = new WeakMap<Sql, Pool>();
 
 /**
- * After a call to `pool` ran out its time: when it is still unanswered STUCK_MS after it was
- * made, and the pool has not been replaced since, the pool is replaced (see STUCK_MS). A slow
- * database answers in the end; only a lost one leaves a call unanswered so long.
- */
-/**
- * After a connection attempt ran out its time: the pool is replaced, its hosts turned by one
- * (at most once a CONNECT_TIMEOUT_S). The driver starts each of its connections at the first host
- * of the URL, so with a silent first host every connection of a pool would wait out its own
- * timeout there, one after another, before any tried the promoted standby.
+ * After a connection attempt to a URL of several hosts ran out its time: the pool is replaced,
+ * its hosts turned by one (at most once a CONNECT_TIMEOUT_S). The driver starts each of its
+ * connections at the first host of the URL, so with a silent first host every connection of a
+ * pool would wait out its own timeout there, one after another, before any tried the promoted
+ * standby. (With one host there is nothing to turn, and the driver's own retries do.)
  */
 function turnAway(pool: Pool): void {
-  if (performance.now() - pool.replacedAt >= CONNECT_TIMEOUT_S * 1000) pool.replace();
+  if (pool.turnable && performance.now() - pool.replacedAt >= CONNECT_TIMEOUT_S * 1000) pool.replace();
 }
 
+/**
+ * After a call to `pool` ran out its time: when it is still unanswered STUCK_MS after it was
+ * made, and the pool has not been replaced since, the pool is replaced (see STUCK_MS). A slow
+ * database answers in the end; only a lost one leaves a call unanswered so long (a login's
+ * failure count, which has no deadline, is not watched: it waits for a call that is). The old pool's queries get STUCK_MS more to end, so a commit that was
+ * only slow (one waiting on a lagging synchronous standby) is not cut; none is replaced again
+ * before the old one has ended, so a slow database does not collect abandoned sessions.
+ */
 function watchStuck(pool: Pool, made: Promise<unknown>, madeAt: number): void {
   let answered = false;
   made.then(() => (answered = true), () => (answered = true));
   setTimeout(() => {
-    if (!answered && pool.replacedAt < madeAt) pool.replace();
+    if (!answered && pool.replacedAt < madeAt && !pool.closing) pool.replace(STUCK_MS / 1000);
   }, STUCK_MS - (performance.now() - madeAt)).unref();
 }
 
@@ -172,23 +181,35 @@ recoverable.push((err) => {
  * behind it can be replaced (see replaceable) without the store noticing; `end` ends it for good.
  * `open` is told how many pools came before: the hosts a replacement tries first turn by one.
  */
-function replaceablePool(open: (before: number) => Sql): Sql {
+function replaceablePool(open: (before: number) => Sql, turnable: boolean): Sql {
   let opened = 0;
   let current = open(opened++);
+  let ended = false;
   const pool: Pool = {
     replacedAt: performance.now(),
-    replace: () => {
+    turnable,
+    closing: false,
+    replace: (graceS = 0) => {
+      if (ended) return;
+      let fresh: Sql;
+      try {
+        fresh = open(opened);
+      } catch {
+        return; // (from a timer, or the uncaught-error handler) the current pool stays
+      }
+      opened++;
       const broken = current;
-      current = open(opened++);
+      current = fresh;
       pool.replacedAt = performance.now();
-      void broken.end({ timeout: 0 }).catch(() => {});
+      if (graceS > 0) pool.closing = true;
+      void broken.end({ timeout: graceS }).catch(() => {}).finally(() => (pool.closing = false));
     },
   };
   const { replace } = pool;
   replaceable.add(replace);
   const forward = (key: string | symbol): unknown => {
     const value = (current as unknown as Record<string | symbol, unknown>)[key];
-    if (key === 'end') return (...args: unknown[]) => (replaceable.delete(replace), (value as (...a: unknown[]) => unknown).apply(current, args));
+    if (key === 'end') return (...args: unknown[]) => ((ended = true), replaceable.delete(replace), (value as (...a: unknown[]) => unknown).apply(current, args));
     return typeof value === 'function' ? value.bind(current) : value;
   };
   const proxy = new Proxy(current, {
@@ -220,7 +241,7 @@ export async function connectPostgres(url: string, env: Record<string, string | 
     // Notices (a migration's "already exists, skipping") are not for the log.
     onnotice: () => {},
     connection: { application_name: 'mcauth' },
-  }));
+  }), turnHosts(url, 1) !== url);
 }
 
 /**

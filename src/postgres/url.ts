@@ -39,5 +39,11 @@ export function turnHosts(url: string, turns: number): string {
   const hosts = url.slice(from, end).split(',');
   const k = turns % hosts.length;
   if (k === 0 || !hosts.every((h) => /^(\[[\da-f:.]+\]|[\w.-]+)(:\d+)?$/i.test(h))) return url;
-  return url.slice(0, from) + [...hosts.slice(k), ...hosts.slice(0, k)].join(',') + url.slice(end);
+  // A host without a port takes the first host's (so the driver reads the list): turned, each
+  // is written out with the port it had. When the first host has none (the default, or PGPORT)
+  // while another has one, that port cannot be written here, and the list stays as it is.
+  const port = /:(\d+)$/.exec(hosts[0]!)?.[1];
+  if (port === undefined && hosts.some((h) => /:\d+$/.test(h))) return url;
+  const ported = hosts.map((h) => (port === undefined || /:\d+$/.test(h) ? h : `${h}:${port}`));
+  return url.slice(0, from) + [...ported.slice(k), ...ported.slice(0, k)].join(',') + url.slice(end);
 }

@@ -31,8 +31,12 @@ test("a URL's hosts turn by one a replacement; one host, or what is not a host l
   assert.equal(turnHosts(two, 0), two);
   assert.equal(turnHosts(two, 1), 'postgres://u:p%40ss@db2:5433,db1:5432/auth?target_session_attrs=read-write');
   assert.equal(turnHosts(two, 2), two);
-  assert.equal(turnHosts('postgresql://h1,h2,[::1]:6432', 1), 'postgresql://h2,[::1]:6432,h1');
-  assert.equal(turnHosts('postgresql://h1,h2,[::1]:6432', 2), 'postgresql://[::1]:6432,h1,h2');
+  assert.equal(turnHosts('postgresql://h1,h2,h3', 1), 'postgresql://h2,h3,h1');
+  assert.equal(turnHosts('postgresql://h1,h2,h3', 2), 'postgresql://h3,h1,h2');
+  // A host without a port has the first host's, as the driver reads the list: turned, it keeps it.
+  assert.equal(turnHosts('postgres://u@db1:6432,db2/auth', 1), 'postgres://u@db2:6432,db1:6432/auth');
+  // The first host without one (the default, or PGPORT) and another with one: not turned.
+  assert.equal(turnHosts('postgres://u@db1,db2:6432/auth', 1), 'postgres://u@db1,db2:6432/auth');
   // One host; a password as typed holding "?" (the hosts cannot be told); an "@" and a "," in a parameter.
   assert.equal(turnHosts('postgres://u@db1/auth', 1), 'postgres://u@db1/auth');
   assert.equal(turnHosts('postgres://u:pa?ss,x@db1:1,db2:2/auth', 1), 'postgres://u:pa?ss,x@db1:1,db2:2/auth');
