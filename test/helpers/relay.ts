@@ -19,10 +19,11 @@ export async function startRelay(targetPort: number): Promise<Relay> {
     socket.on('error', () => {});
     socket.on('close', () => sockets.delete(socket));
   };
-  const server = createServer((client) => {
+  // Half-open allowed: a client's FIN is not answered for it, as a vanished host would not.
+  const server = createServer({ allowHalfOpen: true }, (client) => {
     hold(client);
     if (cut) return void client.pause();
-    const target = connect(targetPort, '127.0.0.1');
+    const target = connect({ port: targetPort, host: '127.0.0.1', allowHalfOpen: true });
     hold(target);
     const pass = (from: Socket, to: Socket): void => {
       from.on('data', (chunk) => void (cut || to.write(chunk)));
