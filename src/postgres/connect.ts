@@ -140,9 +140,10 @@ function turnAway(pool: Pool): void {
  * After a call to `pool` ran out its time: when it is still unanswered STUCK_MS after it was
  * made, and the pool has not been replaced since, the pool is replaced (see STUCK_MS). A slow
  * database answers in the end; only a lost one leaves a call unanswered so long (a login's
- * failure count, which has no deadline, is not watched: it waits for a call that is). The old pool's queries get STUCK_MS more to end, so a commit that was
- * only slow (one waiting on a lagging synchronous standby) is not cut; none is replaced again
- * before the old one has ended, so a slow database does not collect abandoned sessions.
+ * failure count, which has no deadline, is not watched: it waits for a call that is). The old
+ * pool's queries get STUCK_MS more to end, so a commit that was only slow (one waiting on a
+ * lagging synchronous standby) is not cut; none is replaced again before the old one has
+ * ended, so a slow database does not collect abandoned sessions.
  */
 function watchStuck(pool: Pool, made: Promise<unknown>, madeAt: number): void {
   let answered = false;
