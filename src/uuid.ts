@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 
 const UNDASHED = /^[0-9a-f]{32}$/;
-const DASHED = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/;
+const CANONICAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function dash(hex: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
@@ -10,9 +10,9 @@ function dash(hex: string): string {
 
 /** The canonical (dashed, lower-case) form of a UUID, or undefined when `text` is not one. */
 export function parseUuid(text: string): string | undefined {
-  // A dashed one is undashed first, so both forms take the one path.
-  const hex = text.toLowerCase().replace(DASHED, '$1$2$3$4$5');
-  return UNDASHED.test(hex) ? dash(hex) : undefined;
+  // A dashed one is taken as it is, lower-cased; only an undashed one is rebuilt.
+  const lower = text.toLowerCase();
+  return CANONICAL.test(lower) ? lower : UNDASHED.test(lower) ? dash(lower) : undefined;
 }
 
 /** The UUID offline-mode servers give a player: version 3 (MD5) of "OfflinePlayer:<name>". */
