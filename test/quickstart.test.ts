@@ -3,12 +3,13 @@
 // the README shows under it. A quick start that fails as written is the first thing an owner meets.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ROOT, runProc, SERVER_JS, spawnListening, tempDir, type Listening } from './helpers/process.ts';
+import { ROOT, runProc, spawnListening, type Listening } from './helpers/process.ts';
+import { blockPath, builtCheckout, shellBlocks } from './helpers/shell-blocks.ts';
 
-const tmp = tempDir();
+const tmp = builtCheckout();
 let server: Listening | undefined;
 after(async () => {
   await server?.stop();
@@ -20,7 +21,7 @@ function quickStartBlocks(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = /^## Quick start\n([\s\S]*?)(?=^## )/m.exec(readme);
   assert.ok(section, 'the README has a "## Quick start" section');
-  return [...section[1]!.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  return shellBlocks(section[1]!);
 }
 
 /** A block's commands: its lines without comment lines and without trailing comments. */
@@ -41,12 +42,9 @@ test('the quick start runs as written and every answer is the one it shows', { s
 
   // The first block is not run: npm install fetches the dependencies and npm test is the whole
   // suite, which this file is part of. It must say to build, which makes what the rest runs:
-  // the test stands in with the dist/server.js the suite's own build made.
+  // the test stands in with the dist/server.js the suite's own build made (in tmp).
   assert.deepEqual(commands(install!), ['npm install && npm run build', 'npm test']);
-  mkdirSync(join(tmp.dir, 'dist'));
-  copyFileSync(SERVER_JS, join(tmp.dir, 'dist', 'server.js'));
-  // `node` in the blocks is the Node running this test, as on an owner's PATH.
-  const env = { PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+  const env = { PATH: blockPath() };
 
   const added = await runProc(['sh', '-c', player!], { cwd: tmp.dir, env });
   assert.equal(added.code, 0, `${player}\nstdout: ${added.stdout}\nstderr: ${added.stderr}`);

@@ -1,0 +1,19 @@
+// What the tests that run the README's and docs/'s shell blocks share: the blocks of a page, and
+// a folder laid out as the blocks expect a reader's checkout after the build.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { SERVER_JS, tempDir } from './process.ts';
+
+/** The ```sh blocks of a Markdown text, in order. */
+export const shellBlocks = (markdown: string): string[] => [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+
+/** A fresh temp folder holding only dist/server.js (the suite's own build), as the blocks say `node dist/server.js`. */
+export function builtCheckout(): { dir: string; cleanup: () => void } {
+  const tmp = tempDir();
+  mkdirSync(join(tmp.dir, 'dist'));
+  copyFileSync(SERVER_JS, join(tmp.dir, 'dist', 'server.js'));
+  return tmp;
+}
+
+/** PATH with the Node running this test first (`node` in a block, as on an owner's PATH), then `dirs`, then the test's own. */
+export const blockPath = (...dirs: string[]): string => [dirname(process.execPath), ...dirs, process.env.PATH ?? ''].join(delimiter);
