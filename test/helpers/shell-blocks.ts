@@ -4,8 +4,9 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { SERVER_JS, tempDir } from './process.ts';
 
-/** The ```sh blocks of a Markdown text, in order. */
-export const shellBlocks = (markdown: string): string[] => [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+/** The ```sh blocks of a Markdown text, in order; one indented in a list item, without its indent. */
+export const shellBlocks = (markdown: string): string[] =>
+  [...markdown.matchAll(/^( *)```sh\n([\s\S]*?)^\1```$/gm)].map(([, indent, text]) => text!.replace(new RegExp(`^${indent}`, 'gm'), ''));
 
 /** A fresh temp folder holding only dist/server.js (the suite's own build), as the blocks say `node dist/server.js`. */
 export function builtCheckout(): { dir: string; cleanup: () => void } {
