@@ -1,10 +1,10 @@
 // Access tokens, invite and reset codes: random secrets handed out, kept only as SHA-256 digests
 // so a copy of the database cannot be used to join, register or take over anyone. They are
 // found by digest, so no comparison of the secret itself ever happens.
-import * as crypto from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 
 export function issueToken(): { token: string; digest: string } {
-  const token = crypto.randomUUID();
+  const token = nodeCrypto.randomUUID();
   return { token, digest: digestToken(token) };
 }
 
@@ -13,12 +13,12 @@ export function issueToken(): { token: string; digest: string } {
  * base64url code may start with "-", which a shell command would take for an option).
  */
 export function issueCode(): { code: string; digest: string } {
-  const code = crypto.randomBytes(16).toString('hex');
+  const code = nodeCrypto.randomBytes(16).toString('hex');
   return { code, digest: digestToken(code) };
 }
 
 export function digestToken(token: string): string {
   // The one-shot hash, half the CPU of a Hash object's three calls. Not imported by name: a Node
   // without it (18) would refuse the whole file before its version check could say why.
-  return crypto.hash('sha256', token, 'hex');
+  return nodeCrypto.hash('sha256', token, 'hex');
 }
