@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import { AUTHME_SCHEMA } from './helpers/import-fixtures.ts';
 import { encodePng } from './helpers/png.ts';
 import { freePort, ROOT, runProc, spawnListening, type Listening } from './helpers/process.ts';
-import { blockPath, builtCheckout, hasCurl, shellBlocks } from './helpers/shell-blocks.ts';
+import { blockPath, builtCheckout, hasCurl, literalPattern, shellBlocks } from './helpers/shell-blocks.ts';
 
 const DOCS = join(ROOT, 'docs');
 
@@ -85,7 +85,8 @@ interface Runnable {
   check?: (ctx: Context, stdout: string) => void;
 }
 
-const addAlice = (ctx: Context): Promise<string> => ctx.cli(['user', 'add', 'Alice'], `${PASSWORD}\n`);
+/** Adds Alice, to the block's default database or to the one `more` names (`--db`). */
+const addAlice = (ctx: Context, ...more: string[]): Promise<string> => ctx.cli(['user', 'add', 'Alice', ...more], `${PASSWORD}\n`);
 const writeTextures = ({ dir }: Context): void => {
   writeFileSync(join(dir, 'alice.png'), encodePng(64, 64));
   writeFileSync(join(dir, 'cape.png'), encodePng(64, 32));
@@ -139,7 +140,7 @@ const RUN: Record<string, Runnable> = {
       db.close();
       // The database of the deployed server, with its players: --dry-run needs it to exist.
       mkdirSync(join(ctx.dir, 'var/lib/mcauth'), { recursive: true });
-      await ctx.cli(['user', 'add', 'Alice', '--db', join(ctx.dir, 'var/lib/mcauth/mcauth.db')], `${PASSWORD}\n`);
+      await addAlice(ctx, '--db', join(ctx.dir, 'var/lib/mcauth/mcauth.db'));
     },
     substitutions: thePaths,
     check: (_, stdout) => assert.match(stdout, /Would import: 1\n[\s\S]*Dry run: nothing was written[\s\S]*Imported: 1\n/),
@@ -153,7 +154,7 @@ const RUN: Record<string, Runnable> = {
     substitutions: thePaths,
     prepare: async (ctx) => {
       for (const path of ['var/lib/mcauth', 'var/backups']) mkdirSync(join(ctx.dir, path), { recursive: true });
-      await ctx.cli(['user', 'add', 'Alice', '--db', join(ctx.dir, 'var/lib/mcauth/mcauth.db')], `${PASSWORD}\n`);
+      await addAlice(ctx, '--db', join(ctx.dir, 'var/lib/mcauth/mcauth.db'));
     },
     check: ({ dir }) => {
       const copies = readdirSync(join(dir, 'var', 'backups'));
@@ -188,7 +189,7 @@ function checkShown(block: string, stdout: string): void {
   }
   for (const line of lines) {
     for (const [url] of comment(line).matchAll(/https:\/\/\S*CODE/g)) {
-      const shown = new RegExp(url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('CODE', '[0-9a-f]{16,}'));
+      const shown = new RegExp(literalPattern(url).replace('CODE', '[0-9a-f]{16,}'));
       assert.match(stdout, shown, `${line}\nprints ${url}`);
     }
   }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ROOT, runProc, spawnListening, type Listening } from './helpers/process.ts';
-import { blockPath, builtCheckout, hasCurl, shellBlocks } from './helpers/shell-blocks.ts';
+import { blockPath, builtCheckout, hasCurl, literalPattern, shellBlocks } from './helpers/shell-blocks.ts';
 
 let tmp: ReturnType<typeof builtCheckout> | undefined;
 let server: Listening | undefined;
@@ -31,8 +31,7 @@ const commands = (block: string): string[] =>
     .map((l) => l.replace(/\s+#\s.*$/, ''));
 
 /** A README answer as a pattern: `…` stands for a value the server makes up (a token). */
-const answerPattern = (shown: string): RegExp => new RegExp(`^${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('…', '[^"]+')}$`);
-
+const answerPattern = (shown: string): RegExp => new RegExp(`^${literalPattern(shown).replaceAll('…', '[^"]+')}$`);
 
 test('the quick start runs as written and every answer is the one it shows', { skip: hasCurl ? false : 'curl is not installed' }, async () => {
   const [install, player, serve, session, ...rest] = quickStartBlocks();

@@ -9,6 +9,9 @@ import { SERVER_JS, tempDir } from './process.ts';
 export const shellBlocks = (markdown: string): string[] =>
   [...markdown.matchAll(/^( *)```sh\n([\s\S]*?)^\1```$/gm)].map(([, indent, text]) => text!.replace(new RegExp(`^${indent}`, 'gm'), ''));
 
+/** `text` as a pattern that matches it literally, for a shown answer with a placeholder in it. */
+export const literalPattern = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** Whether curl, which the blocks' HTTP sessions use, is installed here. */
 export const hasCurl = spawnSync('curl', ['--version']).status === 0;
 
