@@ -47,7 +47,7 @@ let unique = 0;
 const freshAddress = (): string => `127.1.${(unique >> 8) & 255}.${(unique++ & 255) || 1}`;
 
 /**
- * How long a flood's login may go unanswered: only a hang's end. The last one admitted waits for
+ * How long a login here may go unanswered: only a hang's end. A flood's last one admitted waits for
  * every hash queued before it (the default queue holds 64), and a machine whose cores are busy with
  * other work stretches each hash to a few times its second: past 30 s on such a machine.
  */
