@@ -11,7 +11,8 @@
 // each server in turn in each (A B C A B C ...), so that a change in the machine's load weighs on
 // all of them alike: a row's figures are the medians of its rounds', and each ratio the median of
 // the rounds' ratios. When the baseline's or the floor's CPU a request moves more than
-// MAX_REFERENCE_SPREAD between rounds, the run quotes no ratio. Then /auth, once.
+// MAX_REFERENCE_SPREAD between rounds, the run quotes no ratio. Then /auth, in rounds of its own
+// that alternate it with the raw scrypt rate it is set against.
 // Each row gives the server's CPU time a request, from /proc (utime + stime of the server and its
 // workers over the requests answered): a figure the load generator cannot flatter, unlike
 // requests/s when the generator, not the server, is the limit; the row says which was. The load
@@ -58,6 +59,12 @@ const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
 const SCALE_DURATION = Number(values['scale-duration']);
+/**
+ * Seconds of each /auth round and of the raw scrypt rate after it. Logins end in bursts (the hash
+ * pool's four at once share a core: a second or so apart here), so a window counts one burst more
+ * or less as its edges fall: a quarter of 5 s's count here, a sixteenth of 20 s's.
+ */
+const AUTH_DURATION = Math.max(DURATION, 20);
 const SCALE = values.scale === '' ? [] : values.scale.split(',').map(Number);
 const numbers: [string, number][] = [
   ['users', USERS],
@@ -299,7 +306,7 @@ async function load(on: Started | Started[], path: string, bodies: string[], { s
 
 /** Raw scrypt rate with the service's parameters, `concurrency` at once, on the server's core. */
 function scryptRate(concurrency: number): number {
-  const [cmd, ...args] = onServerCore([process.execPath, '--import', 'tsx', join(ROOT, 'bench', 'scrypt-rate.ts'), String(concurrency), String(DURATION)]);
+  const [cmd, ...args] = onServerCore([process.execPath, '--import', 'tsx', join(ROOT, 'bench', 'scrypt-rate.ts'), String(concurrency), String(AUTH_DURATION)]);
   const r = spawnSync(cmd!, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`scrypt-rate failed: ${r.stderr}`);
   return Number(r.stdout.trim());
@@ -530,14 +537,23 @@ try {
   const twoPeak = peakRss(family(two.child.pid!));
   for (const s of [floor, baseline, fastify, other, quiet, two]) if (s) await stop(s);
 
-  // /auth once: it is set against the raw scrypt rate, not against the other servers.
+  // /auth is set against the raw scrypt rate, not against the other servers: the two alternate,
+  // a round each, and the ratio is the median of the rounds' own, as the other rows' are.
   const rssBeforeAuth = peakRss(family(server.child.pid!)).max;
-  await measure({ endpoint: '/auth', path: '/auth', noRatio: true }, server, bodies['/auth']!);
+  const hashConcurrency = 4;
+  const scryptRounds: number[] = [];
+  const authToScryptRounds: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const auth = await measure({ endpoint: '/auth', path: '/auth', noRatio: true }, server, bodies['/auth']!, { seconds: AUTH_DURATION }, round);
+    // The hashes of logins still running when the load ended must not share the core with it.
+    await idle(() => cpuSeconds(family(server.child.pid!)));
+    scryptRounds.push(scryptRate(hashConcurrency));
+    authToScryptRounds.push(auth.rps / scryptRounds.at(-1)!);
+    process.stdout.write(`round ${round}/${ROUNDS} raw scrypt: ${scryptRounds.at(-1)!.toFixed(2)} hashes/s (${hashConcurrency} at once, same core)\n`);
+  }
+  const scrypt = median(scryptRounds);
   const peak = peakRss(family(server.child.pid!)).max;
   await stop(server);
-  const hashConcurrency = 4;
-  process.stdout.write('Measuring the raw scrypt rate...\n');
-  const scrypt = scryptRate(hashConcurrency);
 
   // Each size on a fresh server: start, idle RSS, then CPU a request of every endpoint but /auth.
   const scale: ScaleRow[] = [];
@@ -641,6 +657,7 @@ try {
     pinned: PINNED,
     connections: CONNECTIONS,
     durationSeconds: DURATION,
+    authDurationSeconds: AUTH_DURATION,
     rounds: ROUNDS,
     steady,
     referenceSpread: Object.fromEntries(references.map((r) => [r.endpoint, spreadOf(r.rounds)])),
@@ -648,8 +665,8 @@ try {
     startToListeningMs: server.startMs,
     peakRssMiB: { baseline: rowOf(BASELINE).peakRssMiB, beforeAuth: rssBeforeAuth, overall: peak, twoWorkersEach: twoPeak.max, twoWorkersSum: twoPeak.sum },
     idleRssMiB: { baseline: baselineIdleRss },
-    scryptPerSecond: scrypt,
-    authToScrypt: rowOf('/auth').rps / scrypt,
+    scryptPerSecond: { median: scrypt, rounds: scryptRounds },
+    authToScrypt: { median: median(authToScryptRounds), rounds: authToScryptRounds },
     scalingOneToTwoWorkers: rowOf(TWO_WORKERS).rps / rowOf('/hasJoined').rps,
     rows,
     scale,
@@ -696,7 +713,7 @@ try {
   const listed = (rs: { endpoint: string; spread?: number }[]): string => rs.map((r) => `${r.endpoint} ${times(r.spread)}`).join(', ');
   const summary = [
     `${USERS} players, ${CONNECTIONS} connections; ${ROUNDS} round${ROUNDS > 1 ? 's' : ''}, ${DURATION} s a row after ${WARMUP} s of warm-up; node ${process.versions.node}.`,
-    `Each round loads every server in turn: floor, baseline, fastify,${values.compare === undefined ? '' : ' --compare,'} dist/server.js. A row's figures are the median of its rounds' (requests, errors summed); /auth${PG ? ' and the postgres rows' : ''}: one pass after the rounds.`,
+    `Each round loads every server in turn: floor, baseline, fastify,${values.compare === undefined ? '' : ' --compare,'} dist/server.js. A row's figures are the median of its rounds' (requests, errors summed); /auth: ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} of its own after them, ${AUTH_DURATION} s each, each followed by the raw scrypt rate for as long${PG ? '; the postgres rows: one pass after that' : ''}.`,
     ...(values.compare === undefined ? [] : [`(--compare): ${values.compare}.`]),
     `Load generator: ${generatorName} (${generatorNote}).`,
     PINNED ? 'Server on core 0, load generator on core 1 (taskset); the 2-worker row runs on both.' : 'Not pinned: taskset is missing or there is one core; server and load share the cores.',
@@ -714,7 +731,7 @@ try {
         : `UNSTEADY: between rounds, CPU µs/request of ${listed(unsteady.map((r) => ({ endpoint: r.endpoint, spread: spreadOf(r.rounds) })))} moved more than the ${MAX_REFERENCE_SPREAD}× allowed: the machine's load changed under the run. No ratio is quoted; run it again on a quiet machine.`,
     `The request log line (--log-level info, the default) costs ${fmt(median(logLineUs), 1)} µs of server CPU a request: /hasJoined less ${LOG_OFF} (--log-level error), the median of the rounds' ${logLineUs.map((us) => fmt(us, 1)).join(', ')}${steady ? '' : '; of an unsteady run, so read with care'}.`,
     'Peak RSS is the peak so far (VmHWM).',
-    `/auth: ${fmt(rowOf('/auth').rps, 1)} logins/s against a raw scrypt rate of ${fmt(scrypt, 1)}/s (${hashConcurrency} at once, same core): ${fmt(report.authToScrypt * 100)}%.`,
+    `/auth: ${fmt(rowOf('/auth').rps, 1)} logins/s and a raw scrypt rate of ${fmt(scrypt, 1)}/s (${hashConcurrency} at once, same core, alternated with /auth), the medians; /auth to scrypt: ${fmt(report.authToScrypt.median * 100)}%, the median of the rounds' own ${authToScryptRounds.map((r) => `${fmt(r * 100)}%`).join(', ')}.`,
     `Peak RSS of the server: ${fmt(rssBeforeAuth, 1)} MiB before /auth, ${fmt(peak, 1)} MiB overall; the baseline's: ${fmt(rowOf(BASELINE).peakRssMiB, 1)} MiB (idle after start ${fmt(baselineIdleRss, 1)} MiB); 2 workers: ${fmt(twoPeak.max, 1)} MiB the largest.`,
     `From start to listening: ${fmt(server.startMs)} ms. 1 → 2 workers: ${fmt(report.scalingOneToTwoWorkers, 2)}×.`,
     ...(PG
