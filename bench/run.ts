@@ -547,9 +547,10 @@ try {
     const auth = await measure({ endpoint: '/auth', path: '/auth', noRatio: true }, server, bodies['/auth']!, { seconds: AUTH_DURATION }, round);
     // The hashes of logins still running when the load ended must not share the core with it.
     await idle(() => cpuSeconds(family(server.child.pid!)));
-    scryptRounds.push(scryptRate(hashConcurrency));
-    authToScryptRounds.push(auth.rps / scryptRounds.at(-1)!);
-    process.stdout.write(`round ${round}/${ROUNDS} raw scrypt: ${scryptRounds.at(-1)!.toFixed(2)} hashes/s (${hashConcurrency} at once, same core)\n`);
+    const rate = scryptRate(hashConcurrency);
+    scryptRounds.push(rate);
+    authToScryptRounds.push(auth.rps / rate);
+    process.stdout.write(`round ${round}/${ROUNDS} raw scrypt: ${rate.toFixed(2)} hashes/s (${hashConcurrency} at once, same core)\n`);
   }
   const scrypt = median(scryptRounds);
   const peak = peakRss(family(server.child.pid!)).max;
