@@ -91,9 +91,16 @@ export interface Reply {
   body: any;
 }
 
-/** Sends a request and reads the answer, parsing it as JSON where it is. */
+/**
+ * Sends a request and reads the answer, parsing it as JSON where it is. The connection is closed
+ * after the answer unless `init` names a `connection` header: a server's stop waits for its
+ * clients to drop their kept-alive connections (src/serve.ts, the keep-alive race), so one left
+ * in fetch's pool would hold every stop for seconds.
+ */
 export async function fetchReply(url: string, init: RequestInit = {}): Promise<Reply> {
-  const res = await fetch(url, init);
+  const headers = new Headers(init.headers);
+  if (!headers.has('connection')) headers.set('connection', 'close');
+  const res = await fetch(url, { ...init, headers });
   const text = await res.text();
   let body: any;
   try {
