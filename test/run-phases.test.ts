@@ -12,9 +12,9 @@ after(cleanup);
 
 const PHASES = ['typecheck', 'build', 'test:node', 'test:postgres', 'test:deno', 'test:browser'];
 
-/** Runs the runner on a package whose phases exit with the given statuses (0 for any not given). */
-async function runPhases(exits: Record<string, number>) {
-  const scripts = Object.fromEntries(PHASES.map((p) => [p, `echo ran-${p} && exit ${exits[p] ?? 0}`]));
+/** Runs the runner on a package whose phases exit with the given statuses (0 for any not given), or run the commands given. */
+async function runPhases(exits: Record<string, number>, commands: Record<string, string> = {}) {
+  const scripts = Object.fromEntries(PHASES.map((p) => [p, commands[p] ?? `echo ran-${p} && exit ${exits[p] ?? 0}`]));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'phases', version: '1.0.0', private: true, scripts }));
   // tsx by its own address: the package's folder has no node_modules.
   return runProc([process.execPath, '--import', import.meta.resolve('tsx'), join(ROOT, 'test', 'run-phases.ts')], { cwd: dir, timeoutMs: 60_000 });
@@ -39,6 +39,23 @@ test('a failed build stops the run: the later phases are reported as not run', a
   assert.doesNotMatch(r.stdout, /^ran-test:/m);
   assert.match(r.stdout, /^ {2}build: failed \(exit 2\) after \d+ s\n {2}test:node: not run\n/m);
   assert.match(r.stdout, /^1 phase failed$/m);
+});
+
+// Rule: the summary gives each phase's counts and its five slowest files, from what
+// test/run-files.ts writes to MCAUTH_TEST_FILE_TIMES.
+test("each phase's counts and slowest files are in the summary", async () => {
+  const files = ['a', 'b', 'c', 'd', 'e', 'f'].map((name, i) => ({ file: `test/${name}.test.ts`, ms: 60_000 - i * 10_000, passed: name !== 'b' }));
+  const report = { counts: { tests: 9, passed: 8, failed: 1, skipped: 0, todo: 0, cancelled: 0 }, files };
+  const write = `node -e "require('fs').writeFileSync(process.env.MCAUTH_TEST_FILE_TIMES, process.argv[1])" '${JSON.stringify(report)}'`;
+  const r = await runPhases({}, { 'test:deno': `${write} && exit 1` });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  const summary = r.stdout.slice(r.stdout.indexOf('npm test phases:'));
+  assert.match(summary, /^ {2}test:node: passed in \d+ s$/m, 'a phase that wrote nothing has its line alone');
+  assert.match(
+    summary,
+    /^ {2}test:deno: failed \(exit 1\) after \d+ s: 9 tests, 8 passed, 1 failed, 0 skipped; slowest files:\n {4} {3}60\.0 s {2}test\/a\.test\.ts\n {4} {3}50\.0 s {2}test\/b\.test\.ts {2}\(failed\)\n {4} {3}40\.0 s {2}test\/c\.test\.ts\n {4} {3}30\.0 s {2}test\/d\.test\.ts\n {4} {3}20\.0 s {2}test\/e\.test\.ts\n {2}test:browser: passed/m,
+    summary,
+  );
 });
 
 test('all phases passing: exit 0', async () => {

@@ -1,0 +1,23 @@
+// Which test files run together and which alone (test/run-files.ts).
+
+/**
+ * Test files run at once. Most wait on timers, on the servers and commands they start and on
+ * PostgreSQL far more than on a core, and Node's runner would run them one at a time on a 2-core
+ * machine (availableParallelism() - 1). Measured on such a machine: more than this and the cores,
+ * not the waits, set the pace.
+ */
+export const FILES_AT_ONCE = 6;
+
+/**
+ * Files that time what the server does under a load they make (a flood, many clients at once),
+ * that must land requests inside a throttle's window, or that hold a failed login to its floor:
+ * they run after the rest, one at a time, so that no other file's work moves what they measure.
+ */
+export const TIMING_FILES = [
+  'test/e2e/flood.test.ts',
+  'test/e2e/fairness.test.ts',
+  'test/e2e/overload.test.ts',
+  'test/e2e/reset-flood.test.ts',
+  'test/e2e/throttle.test.ts',
+  'test/service/throttle.test.ts',
+];

@@ -1,0 +1,96 @@
+// Runs the test files of one `npm test` phase (each test:* script of package.json): the files
+// that the patterns given match (from the working folder, the package's), in two groups.
+// - The most of them run several at a time (FILES_AT_ONCE, file-groups.ts).
+// - The files that measure time under load (TIMING_FILES) run after those, one at a time.
+// Both groups run even when the first fails. At the end it prints the phase's test counts and its
+// slowest files; with MCAUTH_TEST_FILE_TIMES set, it also writes what it printed there as JSON,
+// for test/run-phases.ts to repeat in the run's summary.
+import { spawn } from 'node:child_process';
+import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileLine, SLOWEST_SHOWN, type FileTime, type PhaseReport, type TestCounts } from './file-times.ts';
+import { FILES_AT_ONCE, TIMING_FILES } from './file-groups.ts';
+
+const REPORTER = join(import.meta.dirname, 'file-times.ts');
+
+/** Runs `files` with Node's test runner, `atOnce` at a time; resolves with whether they passed and the times the reporter wrote. */
+function runGroup(files: string[], atOnce: number, timesFile: string): Promise<{ passed: boolean; lines: string[] }> {
+  const args = [
+    ...process.execArgv,
+    '--test',
+    `--test-concurrency=${atOnce}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${REPORTER}`,
+    `--test-reporter-destination=${timesFile}`,
+    ...files,
+  ];
+  return new Promise((done, fail) => {
+    // A run of its own even when a test starts it (Node's runner skips a run it takes for nested).
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const child = spawn(process.execPath, args, { stdio: 'inherit', env });
+    child.on('error', fail);
+    child.on('exit', (code, signal) => {
+      if (signal !== null) {
+        fail(new Error(`the test runner ended on ${signal}`));
+        return;
+      }
+      let text = '';
+      try {
+        text = readFileSync(timesFile, 'utf8');
+      } catch {
+        // It wrote nothing: it failed before any file ended.
+      }
+      done({ passed: code === 0, lines: text.split('\n').filter((l) => l !== '') });
+    });
+  });
+}
+
+/** The report of the lines the reporter wrote over every group. */
+function reportOf(lines: string[]): PhaseReport {
+  const counts: TestCounts = { tests: 0, passed: 0, failed: 0, skipped: 0, todo: 0, cancelled: 0 };
+  const files: FileTime[] = [];
+  for (const line of lines) {
+    const entry = JSON.parse(line) as { counts: TestCounts } | FileTime;
+    if ('counts' in entry) for (const key of Object.keys(counts) as (keyof TestCounts)[]) counts[key] += entry.counts[key];
+    else files.push({ ...entry, file: relative(process.cwd(), entry.file) });
+  }
+  return { counts, files: files.sort((a, b) => b.ms - a.ms) };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const patterns = argv;
+  const all = [...new Set(globSync(patterns))].sort();
+  if (all.length === 0) throw new Error(`no test file matches ${patterns.join(' ')}`);
+  const timing = all.filter((f) => TIMING_FILES.includes(f));
+  const rest = all.filter((f) => !TIMING_FILES.includes(f));
+
+  const dir = mkdtempSync(join(tmpdir(), 'mcauth-run-'));
+  try {
+    const lines: string[] = [];
+    let passed = true;
+    for (const [files, atOnce, name] of [
+      [rest, FILES_AT_ONCE, 'rest'],
+      [timing, 1, 'timing'],
+    ] as const) {
+      if (files.length === 0) continue;
+      const group = await runGroup([...files], atOnce, join(dir, `${name}.jsonl`));
+      passed &&= group.passed;
+      lines.push(...group.lines);
+    }
+    const report = reportOf(lines);
+    const { tests, passed: pass, failed, skipped } = report.counts;
+    process.stdout.write(
+      `\n${all.length} files (${timing.length} of them alone, after the rest): ${tests} tests, ${pass} passed, ${failed} failed, ${skipped} skipped\n` +
+        `slowest files:\n${report.files.slice(0, SLOWEST_SHOWN).map(fileLine).join('\n')}\n`,
+    );
+    const out = process.env.MCAUTH_TEST_FILE_TIMES;
+    if (out) writeFileSync(out, JSON.stringify(report));
+    return passed ? 0 : 1;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
