@@ -5,12 +5,16 @@
 // Both groups run even when the first fails. At the end it prints the phase's test counts and its
 // slowest files; with MCAUTH_TEST_FILE_TIMES set, it also writes what it printed there as JSON,
 // for test/run-phases.ts to repeat in the run's summary.
+//
+// With --postgres it starts one throwaway PostgreSQL cluster for the phase, on which each file
+// makes databases of its own (test/helpers/postgres.ts), and removes it at the end.
 import { spawn } from 'node:child_process';
 import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileLine, SLOWEST_SHOWN, type FileTime, type PhaseReport, type TestCounts } from './file-times.ts';
 import { FILES_AT_ONCE, TIMING_FILES } from './file-groups.ts';
+import { postgresMissing, SHARED_CLUSTER_ENV, startCluster, type Cluster } from './helpers/postgres.ts';
 
 const REPORTER = join(import.meta.dirname, 'file-times.ts');
 
@@ -60,14 +64,27 @@ function reportOf(lines: string[]): PhaseReport {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const patterns = argv;
+  const withPostgres = argv[0] === '--postgres';
+  const patterns = withPostgres ? argv.slice(1) : argv;
   const all = [...new Set(globSync(patterns))].sort();
   if (all.length === 0) throw new Error(`no test file matches ${patterns.join(' ')}`);
   const timing = all.filter((f) => TIMING_FILES.includes(f));
   const rest = all.filter((f) => !TIMING_FILES.includes(f));
 
   const dir = mkdtempSync(join(tmpdir(), 'mcauth-run-'));
+  let cluster: Cluster | undefined;
+  const cleanup = async (): Promise<void> => {
+    await cluster?.remove();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  // A stop asked of the run (Ctrl-C reaches the test runners too) still removes the cluster.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
   try {
+    if (withPostgres && !postgresMissing) {
+      // Room for every file running at once, each with a server's pool or two.
+      cluster = await startCluster(['max_connections = 500']);
+      process.env[SHARED_CLUSTER_ENV] = cluster.shareable;
+    }
     const lines: string[] = [];
     let passed = true;
     for (const [files, atOnce, name] of [
@@ -89,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
     if (out) writeFileSync(out, JSON.stringify(report));
     return passed ? 0 : 1;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
   }
 }
 

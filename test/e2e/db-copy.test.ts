@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { postgresMissing, startCluster, PG_PASSWORD, PG_USER, type Cluster } from '../helpers/postgres.ts';
+import { databaseServer, postgresMissing, PG_PASSWORD, PG_USER, type DatabaseServer } from '../helpers/postgres.ts';
 import { runCli, startServerOnFreePort, tempDir, type ProcResult, type RunningServer } from '../helpers/process.ts';
 import { call } from '../helpers/call.ts';
 import { addPlayers } from '../helpers/players.ts';
@@ -65,11 +65,13 @@ function fileRows(path: string): string {
   }
 }
 
-async function databaseCounts(cluster: Cluster, db: string): Promise<Record<string, number>> {
+async function databaseCounts(cluster: DatabaseServer, db: string): Promise<Record<string, number>> {
   const out = await cluster.psql(TABLES.map((t) => `SELECT count(*) FROM ${t};`).join(' '), db);
   const numbers = out.trim().split('\n').map(Number);
   return Object.fromEntries(TABLES.map((t, i) => [t, numbers[i]!]));
 }
+
+const server: DatabaseServer | undefined = postgresMissing ? undefined : await databaseServer();
 
 test('db copy refuses malformed command lines with status 2', async () => {
   for (const [args, message] of [
@@ -90,7 +92,10 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
   const tmp = tempDir();
   const file = pathJoin(tmp.dir, 'community.db');
   const skin = encodePng(64, 64, { seed: 7 });
-  let cluster: Cluster;
+  let cluster: DatabaseServer;
+  /** The database the file is copied to; `second`, the one a copy of that is copied to. */
+  let main = '';
+  let second = '';
   let onFile: RunningServer;
   let uuids: Map<string, string>;
   let token = '';
@@ -100,7 +105,8 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
   let fileHeld: Record<string, number>;
 
   before(async () => {
-    cluster = await startCluster();
+    cluster = server!;
+    main = await cluster.newDatabase('community');
     onFile = await startServerOnFreePort((port) => ['--db', file, '--admin-token', ADMIN, '--public-url', `http://127.0.0.1:${port}`, '--join-ttl', '3600']);
     uuids = await addPlayers(onFile.port, ADMIN, ['Alice', 'Bob', 'Carol'], PW);
     token = (await call(onFile.port, '/auth', { body: { login: 'Alice', password: PW } })).body.result.accessToken;
@@ -118,7 +124,6 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
 
   after(async () => {
     await onFile?.stop();
-    await cluster?.remove();
     tmp.cleanup();
   });
 
@@ -127,11 +132,11 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
     assert.deepEqual({ ...fileHeld }, { textures: 1, users: 3, tokens: 1, joins: 1, invites: 1, reset_codes: 1, login_failures: fileHeld.login_failures });
     assert.ok(fileHeld.login_failures! >= 1, 'the failed login is counted');
     const rowsBefore = fileRows(file);
-    const r = await cli(['db', 'copy', '--from', file, '--to', cluster.url()]);
+    const r = await cli(['db', 'copy', '--from', file, '--to', cluster.url(main)]);
     assert.deepEqual(reported(r), fileHeld);
-    assert.equal(r.stdout.split('\n')[0], `Copied ${file} to postgres://${PG_USER}:********@127.0.0.1:${cluster.port}/${PG_USER}:`);
+    assert.equal(r.stdout.split('\n')[0], `Copied ${file} to postgres://${PG_USER}:********@127.0.0.1:${cluster.port}/${main}:`);
     for (const t of TABLES) assert.match(r.stderr, new RegExp(`^${t}: ${fileHeld[t]} of ${fileHeld[t]} ${fileHeld[t] === 1 ? 'row' : 'rows'}$`, 'm'), r.stderr);
-    assert.deepEqual(await databaseCounts(cluster, PG_USER), fileHeld);
+    assert.deepEqual(await databaseCounts(cluster, main), fileHeld);
     assert.equal(fileRows(file), rowsBefore, 'reading the source changed it');
     assert.equal((await call(onFile.port, '/health')).status, 200, 'the server on the file is unbothered');
   });
@@ -140,7 +145,7 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
     await onFile.stop();
     outputs.push(onFile.stdout(), onFile.stderr());
     const s = await startServerOnFreePort((port) => [
-      '--db', cluster.url(), '--admin-token', ADMIN, '--public-url', `http://127.0.0.1:${port}`, '--join-ttl', '3600', '--account-page', '--registration', 'invite',
+      '--db', cluster.url(main), '--admin-token', ADMIN, '--public-url', `http://127.0.0.1:${port}`, '--join-ttl', '3600', '--account-page', '--registration', 'invite',
     ]);
     try {
       const seen = await call(s.port, '/hasJoined', { body: { username: 'Alice', serverID: 'srv-before' } });
@@ -170,12 +175,12 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
   });
 
   test('PostgreSQL to a new SQLite file (0600) and to a second PostgreSQL database: equal counts, progress within a table', async () => {
-    await cluster.psql(`INSERT INTO login_failures (name_key, failures, last_at) SELECT 'filler_' || g, 1, 0 FROM generate_series(1, ${FILLER}) AS g`);
-    const held = await databaseCounts(cluster, PG_USER);
+    await cluster.psql(`INSERT INTO login_failures (name_key, failures, last_at) SELECT 'filler_' || g, 1, 0 FROM generate_series(1, ${FILLER}) AS g`, main);
+    const held = await databaseCounts(cluster, main);
     assert.equal(held.users, 4);
 
     const back = pathJoin(tmp.dir, 'back.db');
-    const toFile = await cli(['db', 'copy', '--from', cluster.url(), '--to', back]);
+    const toFile = await cli(['db', 'copy', '--from', cluster.url(main), '--to', back]);
     assert.deepEqual(reported(toFile), held);
     assert.deepEqual(fileCounts(back), held);
     assert.equal(statSync(back).mode & 0o777, 0o600);
@@ -185,59 +190,59 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
     const carol = await cli(['user', 'show', 'Carol', '--db', back]);
     assert.match(carol.stdout, new RegExp(`^skin: +hosted ${sha256(skin)} \\(slim\\)$`, 'm'), carol.stdout);
 
-    await cluster.psql('CREATE DATABASE second', 'postgres');
+    second = await cluster.newDatabase('second');
     // The password from PGPASSWORD here, not the URL.
     const bare = (db: string): string => cluster.url(db).replace(`:${PG_PASSWORD}@`, '@');
-    const toSecond = await cli(['db', 'copy', '--from', bare(PG_USER), '--to', bare('second')], { PGPASSWORD: PG_PASSWORD });
+    const toSecond = await cli(['db', 'copy', '--from', bare(main), '--to', bare(second)], { PGPASSWORD: PG_PASSWORD });
     assert.deepEqual(reported(toSecond), held);
-    assert.deepEqual(await databaseCounts(cluster, 'second'), held);
+    assert.deepEqual(await databaseCounts(cluster, second), held);
     // Tokens keep their order of storing: the newest stays the newest.
     assert.equal(
-      await cluster.psql('SELECT string_agg(digest, \',\' ORDER BY stored) FROM tokens', 'second'),
-      await cluster.psql('SELECT string_agg(digest, \',\' ORDER BY stored) FROM tokens'),
+      await cluster.psql('SELECT string_agg(digest, \',\' ORDER BY stored) FROM tokens', second),
+      await cluster.psql('SELECT string_agg(digest, \',\' ORDER BY stored) FROM tokens', main),
     );
   });
 
   test('a target that holds anything is refused without --replace, and emptied and copied over with it', async () => {
-    const second = cluster.url('second');
-    const before = await databaseCounts(cluster, 'second');
-    const refused = await cli(['db', 'copy', '--from', file, '--to', second]);
+    const secondUrl = cluster.url(second);
+    const before = await databaseCounts(cluster, second);
+    const refused = await cli(['db', 'copy', '--from', file, '--to', secondUrl]);
     assert.equal(refused.code, 1, refused.stderr);
-    assert.match(refused.stderr, new RegExp(`^mcauth: nothing was copied to postgres://${PG_USER}:\\*{8}@127\\.0\\.0\\.1:${cluster.port}/second: the target is not empty \\([^)]*users: 4[^)]*\\); give --replace`, 'm'), refused.stderr);
-    assert.deepEqual(await databaseCounts(cluster, 'second'), before, 'a refusal writes nothing');
+    assert.match(refused.stderr, new RegExp(`^mcauth: nothing was copied to postgres://${PG_USER}:\\*{8}@127\\.0\\.0\\.1:${cluster.port}/${second}: the target is not empty \\([^)]*users: 4[^)]*\\); give --replace`, 'm'), refused.stderr);
+    assert.deepEqual(await databaseCounts(cluster, second), before, 'a refusal writes nothing');
 
-    const replaced = await cli(['db', 'copy', '--from', file, '--to', second, '--replace']);
+    const replaced = await cli(['db', 'copy', '--from', file, '--to', secondUrl, '--replace']);
     assert.deepEqual(reported(replaced), fileHeld);
-    assert.deepEqual(await databaseCounts(cluster, 'second'), fileHeld);
+    assert.deepEqual(await databaseCounts(cluster, second), fileHeld);
 
     const back = pathJoin(tmp.dir, 'back.db');
-    const refusedFile = await cli(['db', 'copy', '--from', second, '--to', back]);
+    const refusedFile = await cli(['db', 'copy', '--from', secondUrl, '--to', back]);
     assert.equal(refusedFile.code, 1);
     assert.match(refusedFile.stderr, new RegExp(`^mcauth: nothing was copied to ${back}: the target is not empty \\(.*\\); give --replace`, 'm'), refusedFile.stderr);
-    assert.deepEqual(reported(await cli(['db', 'copy', '--from', second, '--to', back, '--replace'])), fileHeld);
+    assert.deepEqual(reported(await cli(['db', 'copy', '--from', secondUrl, '--to', back, '--replace'])), fileHeld);
     assert.deepEqual(fileCounts(back), fileHeld);
   });
 
   test('a copy that fails says why, the password masked, and leaves no new file behind', async () => {
     const target = pathJoin(tmp.dir, 'never.db');
-    const wrong = await cli(['db', 'copy', '--from', cluster.url().replace(PG_PASSWORD, 'not-the-password'), '--to', target]);
+    const wrong = await cli(['db', 'copy', '--from', cluster.url(main).replace(PG_PASSWORD, 'not-the-password'), '--to', target]);
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /^mcauth: cannot open the source postgres:\/\/mcauth:\*{8}@/m, wrong.stderr);
     assert.ok(!wrong.stderr.includes('not-the-password'), wrong.stderr);
     assert.equal(existsSync(target), false);
 
-    await cluster.psql('CREATE DATABASE nothing', 'postgres');
-    const empty = await cli(['db', 'copy', '--from', cluster.url('nothing'), '--to', target]);
+    const nothing = await cluster.newDatabase('nothing');
+    const empty = await cli(['db', 'copy', '--from', cluster.url(nothing), '--to', target]);
     assert.equal(empty.code, 1);
-    assert.match(empty.stderr, /^mcauth: cannot open the source postgres:\/\/mcauth:\*{8}@\S+\/nothing: it holds no mcauth database$/m, empty.stderr);
+    assert.match(empty.stderr, new RegExp(`^mcauth: cannot open the source postgres://mcauth:\\*{8}@\\S+/${nothing}: it holds no mcauth database$`, 'm'), empty.stderr);
     assert.equal(existsSync(target), false);
 
     // Refused by the target once it is made (a player's skin missing from a source whose check
     // was dropped): rolled back, and the new file goes again.
-    await cluster.psql('CREATE DATABASE broken', 'postgres');
-    assert.equal((await cli(['db', 'copy', '--from', file, '--to', cluster.url('broken')])).code, 0);
-    await cluster.psql("ALTER TABLE users DROP CONSTRAINT users_skin_hash_fkey; UPDATE users SET skin_hash = 'gone' WHERE name = 'Carol'", 'broken');
-    const refused = await cli(['db', 'copy', '--from', cluster.url('broken'), '--to', target]);
+    const broken = await cluster.newDatabase('broken');
+    assert.equal((await cli(['db', 'copy', '--from', file, '--to', cluster.url(broken)])).code, 0);
+    await cluster.psql("ALTER TABLE users DROP CONSTRAINT users_skin_hash_fkey; UPDATE users SET skin_hash = 'gone' WHERE name = 'Carol'", broken);
+    const refused = await cli(['db', 'copy', '--from', cluster.url(broken), '--to', target]);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, new RegExp(`^mcauth: nothing was copied to ${target}: FOREIGN KEY constraint failed$`, 'm'), refused.stderr);
     assert.equal(existsSync(target), false);
@@ -255,7 +260,7 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
     } finally {
       conn.close();
     }
-    const rows = await cluster.psql("SELECT table_name || ' ' || string_agg(column_name, ' ' ORDER BY column_name) FROM information_schema.columns WHERE table_schema = 'public' GROUP BY table_name ORDER BY table_name");
+    const rows = await cluster.psql("SELECT table_name || ' ' || string_agg(column_name, ' ' ORDER BY column_name) FROM information_schema.columns WHERE table_schema = 'public' GROUP BY table_name ORDER BY table_name", main);
     const inDatabase = rows
       .trim()
       .split('\n')

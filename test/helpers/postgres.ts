@@ -1,12 +1,15 @@
 // Throwaway PostgreSQL clusters for the tests: Debian's server binaries (the `postgresql`
 // package; .ci/run installs it), a cluster in a temp folder on a loopback port, stopped and
-// removed by the test that made it. PostgreSQL refuses to run as root, so as root (CI) its
+// removed by whoever made it: a test that stops or breaks its cluster makes its own; the others
+// take databases on the one cluster of their phase (test/run-files.ts --postgres), or, run
+// alone, on one of their file's own (databaseServer). PostgreSQL refuses to run as root, so as root (CI) its
 // commands run as the `postgres` user the package creates. Without the binaries the tests that
 // need a cluster skip, saying so; with MCAUTH_TEST_POSTGRES=required (.ci/run) they fail instead.
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { freePort } from './process.ts';
 
 /** The directory of the newest installed server's binaries (initdb, pg_ctl, pg_basebackup). */
@@ -58,6 +61,13 @@ export interface Cluster {
   psql: (sql: string, db?: string) => Promise<string>;
   /** Stops it (if running) and removes its folder. */
   remove: () => Promise<void>;
+  /** What another process passes to sharedCluster() to use it: its port and socket folder. */
+  shareable: string;
+}
+
+/** Runs SQL with psql as the superuser of the cluster on `port` with its socket in `socketDir`; its output. */
+function psqlOn(port: number, socketDir: string, sql: string, db: string): Promise<string> {
+  return pgRun('psql', ['-h', socketDir, '-p', String(port), '-U', PG_USER, '-d', db, '-v', 'ON_ERROR_STOP=1', '-tA', '-c', sql]);
 }
 
 /** The uid and gid of the `postgres` user, as this system has them. */
@@ -101,7 +111,8 @@ async function runCluster(dir: string, data: string, port: number, settings: str
       running = true;
     },
     promote: async () => void (await ctl('promote')),
-    psql: (sql: string, db = PG_USER) => pgRun('psql', ['-h', dir, '-p', String(port), '-U', PG_USER, '-d', db, '-v', 'ON_ERROR_STOP=1', '-tA', '-c', sql]),
+    psql: (sql: string, db = PG_USER) => psqlOn(port, dir, sql, db),
+    shareable: JSON.stringify({ port, socketDir: dir }),
     remove: async () => {
       if (running) await cluster.stop('immediate').catch(() => {});
       rmSync(dir, { recursive: true, force: true });
@@ -149,4 +160,53 @@ export async function startStandby(primary: Cluster): Promise<Cluster & { promot
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('the standby did not become synchronous within 60 s');
+}
+
+/** Where test/run-files.ts --postgres tells its test files the phase's cluster is (Cluster.shareable). */
+export const SHARED_CLUSTER_ENV = 'MCAUTH_TEST_PG_CLUSTER';
+
+/** A cluster that a test file takes databases on, and never stops. */
+export interface DatabaseServer {
+  port: number;
+  /** postgres://mcauth:…@127.0.0.1:PORT/DB */
+  url: (db: string) => string;
+  /** Runs SQL with psql as the cluster's superuser; its output. */
+  psql: (sql: string, db?: string) => Promise<string>;
+  /** A new, empty database named after `name`, and no other's on the cluster: its name. */
+  newDatabase: (name: string) => Promise<string>;
+}
+
+let made = 0;
+let ownCluster: Promise<Cluster> | undefined;
+
+/**
+ * The cluster this file takes its databases on: the phase's (when test/run-files.ts started one),
+ * else one of the file's own, started at the first call and removed after the file's tests. Call
+ * it at the file's top level before its first test, where that removal is registered as the
+ * file's after hook (registered later, the hook could run once the tests before it have ended).
+ */
+export async function databaseServer(): Promise<DatabaseServer> {
+  if (postgresMissing) throw new Error(postgresMissing);
+  let shared = process.env[SHARED_CLUSTER_ENV];
+  if (!shared) {
+    if (!ownCluster) {
+      const started = startCluster();
+      ownCluster = started;
+      after(async () => (await started).remove());
+    }
+    shared = (await ownCluster).shareable;
+  }
+  const { port, socketDir } = JSON.parse(shared) as { port: number; socketDir: string };
+  const psql = (sql: string, db = PG_USER): Promise<string> => psqlOn(port, socketDir, sql, db);
+  return {
+    port,
+    url: (db) => `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${db}`,
+    psql,
+    newDatabase: async (name) => {
+      // The process's id keeps apart the files that share the cluster.
+      const db = `${name.replace(/\W+/g, '_').toLowerCase().slice(0, 40)}_${process.pid}_${++made}`;
+      await psql(`CREATE DATABASE ${db}`, 'postgres');
+      return db;
+    },
+  };
 }

@@ -1,33 +1,22 @@
 // The store contract on PostgreSQL, and what only a database shared by several nodes asks: that
-// they migrate, count failures and take invites at once without stepping on each other. One
-// throwaway cluster for the file, a new database for every case.
+// they migrate, count failures and take invites at once without stepping on each other. A new
+// database for every case, on the phase's throwaway cluster.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Sql } from 'postgres';
 import { SCHEMA_VERSION } from '../../src/postgres/schema.ts';
 import { createPostgresStore } from '../../src/postgres/store.ts';
 import type { LoginFailures, Store } from '../../src/store/store.ts';
-import { postgresMissing, startCluster, type Cluster } from '../helpers/postgres.ts';
+import { databaseServer, postgresMissing, type DatabaseServer } from '../helpers/postgres.ts';
 import { storeCases, user } from './store.case.ts';
 
 const A = '00000000-0000-4000-8000-00000000000a';
 
-describe('postgres', { skip: postgresMissing }, () => {
-  let cluster: Cluster | undefined;
-  let databases = 0;
-  before(async () => {
-    cluster = await startCluster();
-  });
-  after(async () => {
-    await cluster?.remove();
-  });
+const cluster: DatabaseServer | undefined = postgresMissing ? undefined : await databaseServer();
 
+describe('postgres', { skip: postgresMissing }, () => {
   /** A new, empty database on the cluster: its name. */
-  async function newDatabase(): Promise<string> {
-    const name = `case_${++databases}`;
-    await cluster!.psql(`CREATE DATABASE ${name}`, 'postgres');
-    return name;
-  }
+  const newDatabase = (): Promise<string> => cluster!.newDatabase('case');
   /** A pool of its own on `db`, as a node has. */
   const connect = async (db: string): Promise<Sql> => (await import('postgres')).default(cluster!.url(db), { max: 4, onnotice: () => {} });
   const openNode = async (db: string): Promise<Store> => createPostgresStore(await connect(db));
