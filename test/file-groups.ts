@@ -9,15 +9,18 @@
 export const FILES_AT_ONCE = 6;
 
 /**
- * Files that time what the server does under a load they make (a flood, many clients at once),
- * that must land requests inside a throttle's window, or that hold a failed login to its floor:
- * they run after the rest, one at a time, so that no other file's work moves what they measure.
+ * Files that time what the server does under a load they make themselves (a flood of logins, of
+ * connections or of reset guesses, a database going away under requests), that must land requests
+ * inside a throttle's window, or that hold a failed login to its floor: they run after the rest,
+ * one at a time, so that no other file's work moves what they measure. Tests of the same rules that
+ * only wait (a throttle window, a TTL) live in other files, which run with the rest.
  */
 export const TIMING_FILES = [
   'test/e2e/flood.test.ts',
-  'test/e2e/fairness.test.ts',
-  'test/e2e/overload.test.ts',
+  'test/e2e/connection-flood.test.ts',
   'test/e2e/reset-flood.test.ts',
+  'test/e2e/overload.test.ts',
+  'test/e2e/postgres-outage.test.ts',
   'test/e2e/throttle.test.ts',
   'test/service/throttle.test.ts',
 ];

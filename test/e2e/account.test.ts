@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { renderPage } from '../../src/account/page.ts';
 import { DEFAULT_MIN_PASSWORD_CHARS } from '../../src/limits.ts';
-import { addUser, runCli, startServer, startServerOnFreePort, tempDir } from '../helpers/process.ts';
+import { addUser, runCli, startServer, startServerOnFreePort, tempDir, withServer } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
 import { encodePng, padTo, sha } from '../helpers/png.ts';
 import { storedRows, storedTables, testDb } from '../helpers/test-db.ts';
@@ -389,20 +389,10 @@ describe('registration', () => {
   });
 });
 
-/** Runs `work` with a server of its own (own database, own counts), stopped after. */
-async function withServer<T>(database: string, args: string[], work: (s: RunningServer) => Promise<T>): Promise<T> {
-  const s = await startServer(['--db', database, ...args]);
-  try {
-    return await work(s);
-  } finally {
-    await s.stop();
-  }
-}
-
 describe('registration limits', () => {
   test('an address a window, then 429 with Retry-After; refusals of form are free; then the limit of all addresses', async () => {
     // Its own server: no other test's sign-up takes from its counts.
-    await withServer(limitsDb, ['--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '4', '--trust-proxy'], async (limits) => {
+    await withServer(['--db', limitsDb, '--account-page', '--registration', 'open', '--registrations-per-address', '2', '--registrations-per-hour', '4', '--trust-proxy'], async (limits) => {
       const from = (address: string) => ({ 'x-forwarded-for': `203.0.113.7, ${address}` });
       await register(limits, 'AddrZero', 'addr-password', {}, from('10.9.9.9'));
       await register(limits, 'AddrOne', 'addr-password', {}, from('10.0.0.1'));
@@ -439,7 +429,7 @@ describe('registration limits', () => {
   // Rule: without --registrations-per-address, an address signs up 5 times an hour, no more.
   test('by default 5 sign-ups an address an hour: the 6th gets 429 with Retry-After', async () => {
     // --relay '': the test calls from 127.0.0.1, a relay by default, which no per-address limit counts.
-    await withServer(defaultLimitsDb, ['--account-page', '--registration', 'open', '--relay', ''], async (plain) => {
+    await withServer(['--db', defaultLimitsDb, '--account-page', '--registration', 'open', '--relay', ''], async (plain) => {
       for (let i = 1; i <= 5; i++) await register(plain, `Default${i}`, 'default-password');
       const over = await post(plain, 'register', { name: 'Default6', password: 'default-password' });
       assert.equal(over.status, 429, over.text);

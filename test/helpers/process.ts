@@ -262,6 +262,16 @@ export async function startServer(args: string[], env: Record<string, string> = 
   };
 }
 
+/** Runs `work` on a server started by startServer(args), and stops the server after, whatever `work` did. */
+export async function withServer<T>(args: string[], work: (s: RunningServer) => Promise<T>): Promise<T> {
+  const s = await startServer(args);
+  try {
+    return await work(s);
+  } finally {
+    await s.stop();
+  }
+}
+
 /** What the server says, and exits with, when its port is taken. */
 const PORT_TAKEN = /cannot listen on \S+: the address is in use/;
 
