@@ -330,7 +330,8 @@ describe('--workers 2 and SIGHUP', { skip: RUNTIME === 'deno' ? 'Deno has no nod
         // Only the new workers answer now.
         const before = c.lines().length;
         for (let i = 0; i < 6; i++) assert.equal((await timedPost(c.port, '/hasJoined', { username: 'Lane1', serverID: 'none' })).status, 404);
-        await sleep(200); // the request log is written a turn of the event loop later
+        // Each request line is written a turn of the event loop after its answer.
+        await c.waitForLine('the six answers in the request log', () => c.lines().slice(before).filter((l) => l.msg === 'request').length >= 6);
         assert.deepEqual([...answeredBy(c.lines().slice(before))].filter((pid) => !serving.includes(pid)), [], 'answered by a worker that should have stopped');
         assert.equal(await c.end(), 0);
       } finally {

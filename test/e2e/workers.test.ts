@@ -11,7 +11,6 @@ import { createServer } from 'node:net';
 import { join as pathJoin } from 'node:path';
 import { addUser, childEnv, runCli, RUNTIME, serverCommand, startServer, tempDir, timedPost } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
-import { sleep } from './util.ts';
 
 const tmp = tempDir();
 after(() => tmp.cleanup());
@@ -20,14 +19,22 @@ const ROUNDS = 12;
 
 /** The pids that answered each request to `path` so far, from the request log. */
 function answeredBy(s: RunningServer, path: string): number[] {
-  return s
-    .stdout()
+  return requestLines(s.stdout(), path);
+}
+
+/** The pids of the request lines for `path` in a log. */
+function requestLines(stdout: string, path: string): number[] {
+  return stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l))
     .filter((l) => l.msg === 'request' && l.path === path)
     .map((l) => l.pid as number);
 }
+
+/** Waits until the request log holds `n` lines for `path`: each is written a turn of the event loop after its answer. */
+const logged = (s: RunningServer, path: string, n: number): Promise<true> =>
+  s.waitFor(`${n} request lines for ${path}`, (stdout) => (requestLines(stdout, path).length >= n ? true : undefined));
 
 describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (refusal tested below)' : false }, () => {
   const db = pathJoin(tmp.dir, 'workers.db');
@@ -53,7 +60,7 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
       assert.equal(seen.status, 200, `round ${i}: ${JSON.stringify(seen.body)}`);
       assert.equal(seen.body.result.userUUID, uuid);
     }
-    await sleep(200); // the log is written a turn of the event loop later
+    await Promise.all([logged(s, '/join', ROUNDS), logged(s, '/hasJoined', ROUNDS)]);
     const joins = answeredBy(s, '/join');
     const checks = answeredBy(s, '/hasJoined');
     assert.equal(new Set([...joins, ...checks]).size, 2, `both workers answered: ${joins} / ${checks}`);
@@ -68,11 +75,12 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
   test('a password change by the CLI counts on every worker at once', async () => {
     const r = await runCli(['user', 'passwd', 'Walker', '--db', db], { stdin: 'new-walk-pw\n' });
     assert.equal(r.code, 0, r.stderr);
+    const before = answeredBy(s, '/auth').length;
     for (let i = 0; i < 4; i++) {
       assert.equal((await timedPost(s.port, '/auth', { login: 'Walker', password: 'walk-password' })).status, 401, `old password, try ${i}`);
       assert.equal((await timedPost(s.port, '/auth', { login: 'Walker', password: 'new-walk-pw' })).status, 200, `new password, try ${i}`);
     }
-    await sleep(200);
+    await logged(s, '/auth', before + 8);
     assert.equal(new Set(answeredBy(s, '/auth')).size, 2, 'both workers answered logins');
   });
 
@@ -84,7 +92,7 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
       const profile = await timedPost(s.port, '/profile', { userUUID: uuid });
       assert.equal(profile.status, 404, `try ${i}: ${JSON.stringify(profile.body)}`);
     }
-    await sleep(200);
+    await logged(s, '/profile', 6);
     assert.equal(new Set(answeredBy(s, '/profile')).size, 2, 'both workers answered');
   });
 

@@ -229,6 +229,8 @@ export interface RawServer {
   port: number;
   stdout: () => string;
   stderr: () => string;
+  /** As Listening's: the first value `probe` finds in stdout (the log is written a turn after the answer it tells of). */
+  waitFor: Listening['waitFor'];
   /** SIGTERM, then the exit code. */
   stop: () => Promise<number | null>;
 }
@@ -236,7 +238,7 @@ export interface RawServer {
 /** Starts `server.js ...args` exactly as given (or a copy at `script`) and resolves on the line that says where it listens. */
 export async function startRaw(args: string[], opts: { env?: Record<string, string>; cwd?: string; script?: string } = {}): Promise<RawServer> {
   const s = await spawnListening([...serverCommand(opts.script), ...args], opts);
-  return { line: s.line, host: s.host, port: s.port, stdout: s.stdout, stderr: s.stderr, stop: async () => (await s.stop()).code };
+  return { line: s.line, host: s.host, port: s.port, stdout: s.stdout, stderr: s.stderr, waitFor: s.waitFor, stop: async () => (await s.stop()).code };
 }
 
 export interface RunningServer extends RawServer {
