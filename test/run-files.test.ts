@@ -1,7 +1,8 @@
 // test/run-files.ts, the runner of a phase's test files, on a folder of its own whose test files
 // write when they start and end: the most run at once; the files that measure time under load run
 // after them, one at a time, even when one of the others failed; the phase's counts and slowest
-// files are printed, and written where MCAUTH_TEST_FILE_TIMES says.
+// files are printed, and written where MCAUTH_TEST_FILE_TIMES says; with --postgres the files
+// share one cluster, removed at the end.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,6 +10,7 @@ import { after, test } from 'node:test';
 import type { PhaseReport } from './file-times.ts';
 import { ROOT, runProc, tempDir } from './helpers/process.ts';
 import { FILES_AT_ONCE, TIMING_FILES } from './file-groups.ts';
+import { postgresMissing, SHARED_CLUSTER_ENV } from './helpers/postgres.ts';
 
 const { dir, cleanup } = tempDir();
 after(cleanup);
@@ -88,6 +90,41 @@ test('a failing file fails the run, and the timing files still run after it', as
   assert.match(r.stdout, /: 5 tests, 4 passed, 1 failed, 0 skipped$/m);
   assert.deepEqual(r.report?.files.filter((f) => !f.passed).map((f) => f.file), ['test/b.test.ts']);
   assert.match(r.stdout, / s {2}test\/b\.test\.ts {2}\(failed\)$/m);
+});
+
+// Rule: one PostgreSQL cluster a phase (--postgres), shared by its files, removed at the end.
+test('--postgres: the files of a phase share one cluster, which is removed at the end', { skip: postgresMissing }, async () => {
+  const root = join(dir, 'postgres');
+  mkdirSync(join(root, 'test'), { recursive: true });
+  const logFile = join(root, 'log');
+  writeFileSync(logFile, '');
+  for (const name of ['one', 'two']) {
+    writeFileSync(
+      join(root, 'test', `${name}.test.ts`),
+      `import { appendFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { databaseServer } from ${JSON.stringify(join(ROOT, 'test', 'helpers', 'postgres.ts'))};
+test('${name}', async () => {
+  const server = await databaseServer();
+  const db = await server.newDatabase('${name}');
+  appendFileSync(process.env.FIXTURE_LOG, JSON.stringify({ cluster: process.env.${SHARED_CLUSTER_ENV}, db }) + '\\n');
+});
+`,
+    );
+  }
+  const r = await runProc([process.execPath, '--import', import.meta.resolve('tsx'), join(ROOT, 'test', 'run-files.ts'), '--postgres', 'test/*.test.ts'], {
+    cwd: root,
+    env: { FIXTURE_LOG: logFile },
+    timeoutMs: 120_000,
+  });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const seen = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { cluster?: string; db: string });
+  assert.equal(seen.length, 2, JSON.stringify(seen));
+  assert.ok(seen[0]!.cluster, 'the phase names its cluster');
+  assert.equal(seen[1]!.cluster, seen[0]!.cluster, 'one cluster for both files');
+  assert.notEqual(seen[0]!.db, seen[1]!.db, 'a database each');
+  const { socketDir } = JSON.parse(seen[0]!.cluster) as { socketDir: string };
+  assert.equal(existsSync(socketDir), false, 'the cluster is removed at the end');
 });
 
 // Rule: a timing file renamed or removed would otherwise run among the others unnoticed.
