@@ -1,5 +1,4 @@
-// Fair under abuse, with the default flags: one hostile address cannot keep real players out
-// (1,100 idle connections from one address: connection-flood.test.ts).
+// Fair under abuse, with the default flags: one hostile address cannot keep real players out.
 // Per-address rules (the login budget, --address-login-limit; the connection cap,
 // --max-connections-per-address) hold direct callers, and never a relay: a caller with the API
 // key, or one whose address is in --relay (by default this host: a LauncherServer beside the
@@ -7,8 +6,9 @@
 // from X-Forwarded-For only from a listed proxy. A connection that got an error answer is
 // closed by the server even when the client never closes its side. Every client is bound to its
 // own loopback address (all of 127/8 reaches the server on Linux).
-import { test, describe, after } from 'node:test';
+import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { Agent } from 'node:http';
 import { join as pathJoin } from 'node:path';
 import { startServer, tempDir, RUNTIME } from '../helpers/process.ts';
@@ -17,7 +17,6 @@ import { call, type Answer } from '../helpers/call.ts';
 import { pool } from '../helpers/pool.ts';
 import { addPlayers } from '../helpers/players.ts';
 import { sleep } from './util.ts';
-import { connect } from '../helpers/raw-connection.ts';
 
 const tmp = tempDir();
 const ADMIN = 'fairness-admin-token-0123';
@@ -25,6 +24,35 @@ const KEY = 'fairness-api-key-0123456789';
 const PASSWORD = 'player-Pass-7Hq2';
 
 after(() => tmp.cleanup());
+
+/** A raw TCP connection from `from`, told when it closes; `halfOpen`: it never closes its side on its own. */
+interface Conn {
+  socket: net.Socket;
+  text: () => string;
+  closed: Promise<void>;
+  isClosed: () => boolean;
+}
+
+function connect(port: number, from: string, halfOpen = false): Promise<Conn> {
+  return new Promise((ready, fail) => {
+    const socket = net.connect({ host: '127.0.0.1', port, localAddress: from, allowHalfOpen: halfOpen });
+    let text = '';
+    let isClosed = false;
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (text += d));
+    const closed = new Promise<void>((r) =>
+      socket.once('close', () => {
+        isClosed = true;
+        r();
+      }),
+    );
+    socket.once('error', (e) => (isClosed ? undefined : fail(e)));
+    socket.once('connect', () => {
+      socket.on('error', () => {}); // a reset shows as a close
+      ready({ socket, text: () => text, closed, isClosed: () => isClosed });
+    });
+  });
+}
 
 /** Waits until `ok()` holds, checking every 20 ms (after `step`, when given), up to `ms`; returns whether it did. */
 async function waitUntil(ok: () => boolean, ms: number, step?: () => Promise<void>): Promise<boolean> {
@@ -51,6 +79,43 @@ const sample = (text: string, series: string): number => Number(new RegExp(`^${s
 
 const login = (port: number, name: string, from: string, key?: string): Promise<Answer> =>
   call(port, key ? `/auth?key=${key}` : '/auth', { from, body: { login: name, password: PASSWORD } });
+
+describe('1,100 idle connections from one address (default flags)', () => {
+  let s: RunningServer;
+  before(async () => {
+    s = await startServer(['--db', pathJoin(tmp.dir, 'flood.db'), '--admin-token', ADMIN]);
+    await addPlayers(s.port, ADMIN, ['Steve'], PASSWORD);
+  });
+  after(() => s.stop());
+
+  test('held for 25 s: /health from another address answers within a second, every second, and a player logs in', async () => {
+    const held = await pool(Array.from({ length: 1100 }, (_, i) => i), 50, () => connect(s.port, '127.0.1.50'));
+    const started = Date.now();
+    const late: string[] = [];
+    let checks = 0;
+    let loggedIn = false;
+    while (Date.now() - started < 25_000) {
+      const sent = performance.now();
+      const health = await call(s.port, '/health', { from: '127.0.1.51', timeoutMs: 5000 }).catch((err: Error) => ({ status: 0, body: err.message }) as Answer);
+      const ms = performance.now() - sent;
+      checks++;
+      if (health.status !== 200 || ms > 1000) late.push(`${Math.round((Date.now() - started) / 1000)} s: ${health.status} after ${Math.round(ms)} ms`);
+      if (!loggedIn && Date.now() - started > 5000) {
+        const r = await login(s.port, 'Steve', '127.0.1.52');
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        loggedIn = true;
+      }
+      await sleep(Math.max(0, 1000 - (performance.now() - sent)));
+    }
+    assert.ok(loggedIn);
+    assert.ok(checks >= 15, `only ${checks} checks in 25 s`);
+    assert.deepEqual(late, [], 'every /health answered 200 within a second');
+    // The server closed those over the address's cap (64) at once or very soon; the test closed none.
+    const open = held.filter((c) => !c.isClosed()).length;
+    assert.ok(open <= 64, `${open} of the 1,100 are still open`);
+    for (const c of held) c.socket.destroy();
+  });
+});
 
 describe('relays are never held to per-address rules', () => {
   test('a relay on this host without an API key (default flags): 100 logins of 20 players sent within 10 s, then 50 more, none refused', async () => {
