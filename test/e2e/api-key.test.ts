@@ -9,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { join as pathJoin } from 'node:path';
 import { startServer, addUser, tempDir, runCli } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
-import { assertFail, assertOk, sleep } from './util.ts';
+import { assertFail, assertOk } from './util.ts';
 
 const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'api-key.db');
@@ -208,7 +208,8 @@ describe('the key stays secret', () => {
       // /profiles answers in-band (a LauncherServer's bulk look-up dies on a failure envelope).
       assert.deepEqual(assertOk(await post(s, `/profiles?a=1&key=${encodeURIComponent(secret)}&b=2`, ['Victim'])), []);
       assertFail(await post(s, '/hasJoined', { username: 'Victim', serverID: 'x' }, { authorization: `Bearer ${secret}` }), 500, 'Internal server error');
-      await sleep(100);
+      // The log line is written a turn of the event loop after the answer.
+      await s.waitFor('the 500s in the log', (stdout) => (/no such table/i.test(stdout) ? true : undefined));
       const out = s.stdout() + s.stderr();
       assert.match(out, /no such table/i, `the 500s were not logged at all:\n${out}`);
       for (const leaked of [secret, encodeURIComponent(secret), wrong, 'key=']) {

@@ -350,6 +350,7 @@ describe('unexpected errors', () => {
     assert.deepEqual(assertOk(await s.post('/profiles', ['Victim'])), []);
     // The details belong in the log, written a turn of the event loop after the answer.
     await s.waitFor('the error in the log', (stdout) => (/no such table/i.test(stdout) ? true : undefined));
+    assert.match(s.stdout() + s.stderr(), /no such table/i, 'the details belong in the log');
     // Still alive: requests that need no store are answered as usual.
     assertFail(await s.post('/nope', {}), 404, 'Unknown endpoint');
     assertFail(await postRaw(s, '/auth', '{'), 400, 'Request body is not valid JSON');
