@@ -12,20 +12,12 @@ import { databaseServer, postgresMissing, PG_PASSWORD, type DatabaseServer } fro
 import { RUNTIME, runCli, runProc, serverCommand, SERVER_JS, spawnListening, startServer, tempDir, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
 import { addPlayers } from '../helpers/players.ts';
-import { sleep } from './util.ts';
+import { sleep, until } from './util.ts';
 
 const ADMIN = 'pg-admin-token-0123456';
 const PW = 'player-Pass-7Hq2';
 const NAMES = Array.from({ length: 20 }, (_, i) => `Node${i}`);
 const admin = { authorization: `Bearer ${ADMIN}` };
-
-/** Whether `ok` comes true within `ms` (asked at least once, then again every 100 ms). */
-async function until(ok: () => Promise<boolean>, ms: number): Promise<boolean> {
-  for (const end = performance.now() + ms; ; await sleep(100)) {
-    if (await ok()) return true;
-    if (performance.now() >= end) return false;
-  }
-}
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 /** AuthMe's SHA-256 form of `password`: what an import brings, checked once at the first login. */
@@ -120,7 +112,7 @@ describe('several nodes on one PostgreSQL database', { skip: postgresMissing }, 
   test('a login whose failure count waits on a slow database is not answered 503 at the deadline (which would count a failure never checked): it waits, and gets in', async () => {
     // Another session holds the failure counts for 3 s, longer than the 1.5 s deadline of other calls.
     const held = cluster.psql('BEGIN; LOCK TABLE login_failures IN EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;', db);
-    const locked = "SELECT count(*) FROM pg_locks WHERE relation = 'login_failures'::regclass AND mode = 'ExclusiveLock' AND granted";
+    const locked = "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND relation = 'login_failures'::regclass AND mode = 'ExclusiveLock' AND granted";
     assert.ok(await until(async () => (await cluster.psql(locked, db)).trim() !== '0', 10_000), 'the lock was never taken');
     const r = await login(a, 'Node6');
     await held;

@@ -6,6 +6,7 @@
 // commands run as the `postgres` user the package creates. Without the binaries the tests that
 // need a cluster skip, saying so; with MCAUTH_TEST_POSTGRES=required (.ci/run) they fail instead.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,7 +62,7 @@ export interface Cluster {
   psql: (sql: string, db?: string) => Promise<string>;
   /** Stops it (if running) and removes its folder. */
   remove: () => Promise<void>;
-  /** What another process passes to sharedCluster() to use it: its port and socket folder. */
+  /** What another process passes to databaseServer() (in SHARED_CLUSTER_ENV) to use it: its port and socket folder. */
   shareable: string;
 }
 
@@ -122,6 +123,21 @@ async function runCluster(dir: string, data: string, port: number, settings: str
   return cluster;
 }
 
+/** How many ports a cluster tries: another process may take a free port before the cluster listens on it. */
+const PORT_TRIES = 5;
+
+/** runCluster on a port free a moment before; on another when that one was taken meanwhile. */
+async function runOnFreePort(dir: string, data: string, settings: string[]): Promise<Cluster & { promote: () => Promise<void> }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runCluster(dir, data, await freePort(), settings);
+    } catch (err) {
+      const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8') : '';
+      if (attempt >= PORT_TRIES || !/Address already in use/.test(log)) throw err;
+    }
+  }
+}
+
 /**
  * A new cluster: initdb in a temp folder (role `mcauth` with PG_PASSWORD, scram over TCP, a
  * database `mcauth`), started on a free loopback port with `settings` (postgresql.conf lines).
@@ -135,7 +151,7 @@ export async function startCluster(settings: string[] = []): Promise<Cluster> {
   chmodSync(pwfile, 0o600);
   handOver(pwfile);
   await pgRun('initdb', ['-D', data, '-U', PG_USER, `--pwfile=${pwfile}`, '--auth-host=scram-sha-256', '--auth-local=trust', '-E', 'UTF8', '--no-sync']);
-  const cluster = await runCluster(dir, data, await freePort(), settings);
+  const cluster = await runOnFreePort(dir, data, settings);
   await cluster.psql(`CREATE DATABASE ${PG_USER}`, 'postgres');
   return cluster;
 }
@@ -151,7 +167,7 @@ export async function startStandby(primary: Cluster): Promise<Cluster & { promot
   const data = join(dir, 'data-standby');
   await pgRun('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', PG_USER, '-D', data, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'], { PGPASSWORD: PG_PASSWORD });
   const conninfo = `host=127.0.0.1 port=${primary.port} user=${PG_USER} password=${PG_PASSWORD} application_name=standby`;
-  const standby = await runCluster(dir, data, await freePort(), ['hot_standby = on', `primary_conninfo = '${conninfo}'`]);
+  const standby = await runOnFreePort(dir, data, ['hot_standby = on', `primary_conninfo = '${conninfo}'`]);
   await primary.psql("ALTER SYSTEM SET synchronous_standby_names = 'standby'");
   await primary.psql('SELECT pg_reload_conf()');
   // Synchronous from here: the primary reports the standby as such once it has caught up.
@@ -176,7 +192,6 @@ export interface DatabaseServer {
   newDatabase: (name: string) => Promise<string>;
 }
 
-let made = 0;
 let ownCluster: Promise<Cluster> | undefined;
 
 /**
@@ -203,8 +218,8 @@ export async function databaseServer(): Promise<DatabaseServer> {
     url: (db) => `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${db}`,
     psql,
     newDatabase: async (name) => {
-      // The process's id keeps apart the files that share the cluster.
-      const db = `${name.replace(/\W+/g, '_').toLowerCase().slice(0, 40)}_${process.pid}_${++made}`;
+      // Random: files that share the cluster may be given the same name, and a later file the same process id.
+      const db = `${name.replace(/\W+/g, '_').toLowerCase().slice(0, 40)}_${randomBytes(6).toString('hex')}`;
       await psql(`CREATE DATABASE ${db}`, 'postgres');
       return db;
     },
