@@ -1,14 +1,16 @@
-// test/run-files.ts, the runner of a phase's test files, on a folder of its own whose test files
+// test/run-files.ts, the runner of a phase's test files, on folders of its own whose test files
 // write when they start and end: the most run at once; the files that measure time under load run
 // after them, one at a time, even when one of the others failed; the phase's counts and slowest
 // files are printed, and written where MCAUTH_TEST_FILE_TIMES says; with --postgres the files
-// share one cluster, removed at the end.
+// share one cluster, removed at the end, also when the run is stopped by a signal.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import type { PhaseReport } from './file-times.ts';
-import { ROOT, runProc, tempDir } from './helpers/process.ts';
+import { childEnv, ROOT, runProc, tempDir } from './helpers/process.ts';
 import { FILES_AT_ONCE, TIMING_FILES } from './file-groups.ts';
 import { postgresMissing, SHARED_CLUSTER_ENV } from './helpers/postgres.ts';
 
@@ -19,19 +21,34 @@ after(cleanup);
 const TOGETHER = ['test/a.test.ts', 'test/b.test.ts', 'test/c/d.test.ts'];
 /** Two of the real timing files' paths, so the runner takes them for such. */
 const ALONE = [TIMING_FILES[0]!, TIMING_FILES[1]!];
+/** How long a timing file of the fixture stays, so that another started beside it would be seen. */
+const ALONE_MS = 500;
 
-/** A test file that logs its start and end; `waitFor` names the files whose start it waits for first. */
-function fixture(name: string, waitFor: string[], fail: boolean): string {
+/** The command that runs the runner on the patterns, tsx by its own address (a fixture's folder has no node_modules). */
+const runner = (...args: string[]): string[] => [process.execPath, '--import', import.meta.resolve('tsx'), join(ROOT, 'test', 'run-files.ts'), ...args];
+
+/**
+ * A test file that logs its start and end. One of TOGETHER waits until all of them have started;
+ * one of ALONE stays ALONE_MS and fails if any other file starts meanwhile.
+ */
+function fixture(name: string, fail: boolean): string {
+  const together = TOGETHER.includes(name);
   return `import { appendFileSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 const log = (what) => appendFileSync(process.env.FIXTURE_LOG, what + ' ${name}\\n');
-const started = (file) => readFileSync(process.env.FIXTURE_LOG, 'utf8').includes('start ' + file + '\\n');
+const starts = () => readFileSync(process.env.FIXTURE_LOG, 'utf8').split('\\n').filter((l) => l.startsWith('start '));
 test('${name}', async () => {
   log('start');
-  const until = Date.now() + 30_000;
-  while (!${JSON.stringify(waitFor)}.every(started)) {
-    if (Date.now() > until) throw new Error('the files meant to run at once did not');
-    await new Promise((r) => setTimeout(r, 10));
+  if (${together}) {
+    const until = Date.now() + 30_000;
+    while (!${JSON.stringify(TOGETHER)}.every((f) => starts().includes('start ' + f))) {
+      if (Date.now() > until) throw new Error('the files meant to run at once did not');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } else {
+    const before = starts().length;
+    await new Promise((r) => setTimeout(r, ${ALONE_MS}));
+    if (starts().length !== before) throw new Error('another file started beside ${name}');
   }
   log('end');
   if (${fail}) throw new Error('${name} fails as told');
@@ -39,22 +56,17 @@ test('${name}', async () => {
 `;
 }
 
-/** Runs the runner over a fresh fixture in which `failing` fails; its output, exit status, log and report. */
-async function runFixture(name: string, failing?: string) {
+/** Runs the runner over a fresh fixture in which the files `failing` fail; its output, exit status, log and report. */
+async function runFixture(name: string, failing: string[] = []) {
   const root = join(dir, name);
   for (const file of [...TOGETHER, ...ALONE]) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
-    writeFileSync(join(root, file), fixture(file, TOGETHER.includes(file) ? TOGETHER : [], file === failing));
+    writeFileSync(join(root, file), fixture(file, failing.includes(file)));
   }
   const logFile = join(root, 'log');
   writeFileSync(logFile, '');
   const reportFile = join(root, 'report.json');
-  // tsx by its own address: the fixture's folder has no node_modules.
-  const r = await runProc([process.execPath, '--import', import.meta.resolve('tsx'), join(ROOT, 'test', 'run-files.ts'), 'test/*.test.ts', 'test/**/*.test.ts'], {
-    cwd: root,
-    env: { FIXTURE_LOG: logFile, MCAUTH_TEST_FILE_TIMES: reportFile },
-    timeoutMs: 120_000,
-  });
+  const r = await runProc(runner('test/*.test.ts', 'test/**/*.test.ts'), { cwd: root, env: { FIXTURE_LOG: logFile, MCAUTH_TEST_FILE_TIMES: reportFile }, timeoutMs: 120_000 });
   const log = readFileSync(logFile, 'utf8').trim().split('\n');
   const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as PhaseReport) : undefined;
   return { ...r, log, report };
@@ -83,48 +95,120 @@ test('the files run at once, then the timing files one at a time; the counts and
   assert.ok(r.report.files.every((f) => f.passed && f.ms > 0));
 });
 
-test('a failing file fails the run, and the timing files still run after it', async () => {
-  const r = await runFixture('failing', 'test/b.test.ts');
+test('a failing file fails the run, in either group, and the timing files still run after one', async () => {
+  const r = await runFixture('failing', ['test/b.test.ts', ALONE[0]!]);
   assert.equal(r.code, 1, r.stdout + r.stderr);
   assertOrder(r.log);
-  assert.match(r.stdout, /: 5 tests, 4 passed, 1 failed, 0 skipped$/m);
-  assert.deepEqual(r.report?.files.filter((f) => !f.passed).map((f) => f.file), ['test/b.test.ts']);
+  assert.match(r.stdout, /: 5 tests, 3 passed, 2 failed, 0 skipped$/m);
+  assert.deepEqual(r.report?.files.filter((f) => !f.passed).map((f) => f.file).sort(), ['test/b.test.ts', ALONE[0]!].sort());
   assert.match(r.stdout, / s {2}test\/b\.test\.ts {2}\(failed\)$/m);
 });
 
-// Rule: one PostgreSQL cluster a phase (--postgres), shared by its files, removed at the end.
-test('--postgres: the files of a phase share one cluster, which is removed at the end', { skip: postgresMissing }, async () => {
-  const root = join(dir, 'postgres');
+test('cancelled tests (a hook that threw) are counted and shown, and fail the run', async () => {
+  const root = join(dir, 'cancelled');
+  mkdirSync(join(root, 'test'), { recursive: true });
+  writeFileSync(
+    join(root, 'test', 'hook.test.ts'),
+    `import { before, describe, test } from 'node:test';
+describe('a suite whose hook throws', () => {
+  before(() => { throw new Error('the hook fails as told'); });
+  test('one', () => {});
+  test('two', () => {});
+});
+`,
+  );
+  const r = await runProc(runner('test/*.test.ts'), { cwd: root, timeoutMs: 120_000 });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /: 2 tests, 0 passed, 0 failed, 2 cancelled, 0 skipped$/m);
+});
+
+/** A fixture whose test files take a database on the phase's cluster and log what they took; `hold`: then wait until stopped. */
+function postgresFixture(name: string, hold: boolean): { root: string; logFile: string } {
+  const root = join(dir, name);
   mkdirSync(join(root, 'test'), { recursive: true });
   const logFile = join(root, 'log');
   writeFileSync(logFile, '');
-  for (const name of ['one', 'two']) {
+  for (const file of hold ? ['one'] : ['one', 'two']) {
     writeFileSync(
-      join(root, 'test', `${name}.test.ts`),
+      join(root, 'test', `${file}.test.ts`),
       `import { appendFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { databaseServer } from ${JSON.stringify(join(ROOT, 'test', 'helpers', 'postgres.ts'))};
-test('${name}', async () => {
+test('${file}', async () => {
   const server = await databaseServer();
-  const db = await server.newDatabase('${name}');
-  appendFileSync(process.env.FIXTURE_LOG, JSON.stringify({ cluster: process.env.${SHARED_CLUSTER_ENV}, db }) + '\\n');
+  const db = await server.newDatabase('shared');
+  appendFileSync(process.env.FIXTURE_LOG, JSON.stringify({ cluster: process.env.${SHARED_CLUSTER_ENV}, port: server.port, db, pid: process.pid }) + '\\n');
+  if (${hold}) await new Promise((r) => setTimeout(r, 60_000));
 });
 `,
     );
   }
-  const r = await runProc([process.execPath, '--import', import.meta.resolve('tsx'), join(ROOT, 'test', 'run-files.ts'), '--postgres', 'test/*.test.ts'], {
-    cwd: root,
-    env: { FIXTURE_LOG: logFile },
-    timeoutMs: 120_000,
-  });
+  return { root, logFile };
+}
+
+interface Logged {
+  cluster?: string;
+  port: number;
+  db: string;
+  pid: number;
+}
+const loggedIn = (logFile: string): Logged[] =>
+  readFileSync(logFile, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Logged);
+const socketDirOf = (l: Logged): string => (JSON.parse(l.cluster!) as { socketDir: string }).socketDir;
+
+// Rule: one PostgreSQL cluster a phase (--postgres), shared by its files, removed at the end.
+test('--postgres: the files of a phase take their databases on one cluster, which is removed at the end', { skip: postgresMissing }, async () => {
+  const { root, logFile } = postgresFixture('postgres', false);
+  const r = await runProc(runner('--postgres', 'test/*.test.ts'), { cwd: root, env: { FIXTURE_LOG: logFile }, timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  const seen = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { cluster?: string; db: string });
+  const seen = loggedIn(logFile);
   assert.equal(seen.length, 2, JSON.stringify(seen));
   assert.ok(seen[0]!.cluster, 'the phase names its cluster');
-  assert.equal(seen[1]!.cluster, seen[0]!.cluster, 'one cluster for both files');
-  assert.notEqual(seen[0]!.db, seen[1]!.db, 'a database each');
-  const { socketDir } = JSON.parse(seen[0]!.cluster) as { socketDir: string };
-  assert.equal(existsSync(socketDir), false, 'the cluster is removed at the end');
+  const { port } = JSON.parse(seen[0]!.cluster) as { port: number };
+  assert.deepEqual(
+    seen.map((l) => l.port),
+    [port, port],
+    'both files took their database on the phase cluster',
+  );
+  assert.notEqual(seen[0]!.db, seen[1]!.db, 'a database each, though both asked for the same name');
+  assert.equal(existsSync(socketDirOf(seen[0]!)), false, 'the cluster is removed at the end');
+});
+
+// Rule: a run stopped by a signal passes it on to the test runner and still removes the cluster.
+test('--postgres, stopped by SIGTERM: the test files stop, the cluster is removed, the status is 143', { skip: postgresMissing }, async () => {
+  const { root, logFile } = postgresFixture('stopped', true);
+  const [cmd, ...args] = runner('--postgres', 'test/*.test.ts');
+  const child = spawn(cmd!, args, { cwd: root, env: childEnv({ FIXTURE_LOG: logFile }), stdio: 'ignore' });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  // The event: the file has its database and holds.
+  const until = Date.now() + 60_000;
+  while (loggedIn(logFile).length === 0) {
+    assert.ok(Date.now() < until, 'the test file never took its database');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const [held] = loggedIn(logFile);
+  child.kill('SIGTERM');
+  const [code] = await exited;
+  assert.equal(code, 143);
+  assert.equal(existsSync(socketDirOf(held!)), false, 'the cluster is removed');
+  // The event: the test file's process is gone (it would hold for a minute were it not stopped).
+  const alive = (): boolean => {
+    try {
+      process.kill(held!.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const gone = Date.now() + 10_000;
+  while (alive()) {
+    assert.ok(Date.now() < gone, 'the test file is still running');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 });
 
 // Rule: a timing file renamed or removed would otherwise run among the others unnoticed.
@@ -132,10 +216,12 @@ test('every timing file exists', () => {
   for (const file of TIMING_FILES) assert.ok(existsSync(join(ROOT, file)), file);
 });
 
-// Rule: every phase that runs test files runs them through the runner.
+// Rule: every phase that runs test files runs them through the runner, and those that reach
+// PostgreSQL on one cluster of the phase.
 test('every test phase of package.json runs its files through test/run-files.ts', () => {
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const phases = Object.keys(scripts).filter((s) => s.startsWith('test:'));
   assert.deepEqual(phases.sort(), ['test:browser', 'test:deno', 'test:node', 'test:postgres']);
   for (const phase of phases) assert.match(scripts[phase]!, /\bnode --import tsx test\/run-files\.ts /, phase);
+  for (const phase of ['test:node', 'test:postgres', 'test:deno']) assert.match(scripts[phase]!, /test\/run-files\.ts --postgres /, phase);
 });

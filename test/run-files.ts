@@ -8,15 +8,20 @@
 //
 // With --postgres it starts one throwaway PostgreSQL cluster for the phase, on which each file
 // makes databases of its own (test/helpers/postgres.ts), and removes it at the end.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileLine, SLOWEST_SHOWN, type FileTime, type PhaseReport, type TestCounts } from './file-times.ts';
 import { FILES_AT_ONCE, TIMING_FILES } from './file-groups.ts';
-import { postgresMissing, SHARED_CLUSTER_ENV, startCluster, type Cluster } from './helpers/postgres.ts';
+import type { Cluster } from './helpers/postgres.ts';
 
 const REPORTER = join(import.meta.dirname, 'file-times.ts');
+
+/** The test runner running now, to whose process group a signal to this process is passed on. */
+let running: ChildProcess | undefined;
+/** The signal that stopped the run, if one did. */
+let stoppedBy: NodeJS.Signals | undefined;
 
 /** Runs `files` with Node's test runner, `atOnce` at a time; resolves with whether they passed and the times the reporter wrote. */
 function runGroup(files: string[], atOnce: number, timesFile: string): Promise<{ passed: boolean; lines: string[] }> {
@@ -33,9 +38,12 @@ function runGroup(files: string[], atOnce: number, timesFile: string): Promise<{
   return new Promise((done, fail) => {
     // A run of its own even when a test starts it (Node's runner skips a run it takes for nested).
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const child = spawn(process.execPath, args, { stdio: 'inherit', env });
+    // A process group of its own, with the test files it starts: a stop reaches them all at once.
+    const child = spawn(process.execPath, args, { stdio: 'inherit', env, detached: true });
+    running = child;
     child.on('error', fail);
     child.on('exit', (code, signal) => {
+      running = undefined;
       if (signal !== null) {
         fail(new Error(`the test runner ended on ${signal}`));
         return;
@@ -73,17 +81,15 @@ async function main(argv: string[]): Promise<number> {
 
   const dir = mkdtempSync(join(tmpdir(), 'mcauth-run-'));
   let cluster: Cluster | undefined;
-  const cleanup = async (): Promise<void> => {
-    await cluster?.remove();
-    rmSync(dir, { recursive: true, force: true });
-  };
-  // A stop asked of the run (Ctrl-C reaches the test runners too) still removes the cluster.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
   try {
-    if (withPostgres && !postgresMissing) {
-      // Room for every file running at once, each with a server's pool or two.
-      cluster = await startCluster(['max_connections = 500']);
-      process.env[SHARED_CLUSTER_ENV] = cluster.shareable;
+    if (withPostgres) {
+      // Loaded only here: without PostgreSQL installed, the module throws where it is required.
+      const { postgresMissing, SHARED_CLUSTER_ENV, startCluster } = await import('./helpers/postgres.ts');
+      if (!postgresMissing) {
+        // Room for every file running at once, each with a server's pool or two.
+        cluster = await startCluster(['max_connections = 500']);
+        process.env[SHARED_CLUSTER_ENV] = cluster.shareable;
+      }
     }
     const lines: string[] = [];
     let passed = true;
@@ -91,23 +97,40 @@ async function main(argv: string[]): Promise<number> {
       [rest, FILES_AT_ONCE, 'rest'],
       [timing, 1, 'timing'],
     ] as const) {
-      if (files.length === 0) continue;
+      if (files.length === 0 || stoppedBy) continue;
       const group = await runGroup([...files], atOnce, join(dir, `${name}.jsonl`));
       passed &&= group.passed;
       lines.push(...group.lines);
     }
     const report = reportOf(lines);
-    const { tests, passed: pass, failed, skipped } = report.counts;
+    const { tests, passed: pass, failed, skipped, cancelled, todo } = report.counts;
+    // Cancelled tests (a hook that threw, a test over its timeout) and todo ones only when there are any.
+    const more = [cancelled ? `, ${cancelled} cancelled` : '', todo ? `, ${todo} todo` : ''].join('');
     process.stdout.write(
-      `\n${all.length} files (${timing.length} of them alone, after the rest): ${tests} tests, ${pass} passed, ${failed} failed, ${skipped} skipped\n` +
+      `\n${all.length} files (${timing.length} of them alone, after the rest): ${tests} tests, ${pass} passed, ${failed} failed${more}, ${skipped} skipped\n` +
         `slowest files:\n${report.files.slice(0, SLOWEST_SHOWN).map(fileLine).join('\n')}\n`,
     );
     const out = process.env.MCAUTH_TEST_FILE_TIMES;
     if (out) writeFileSync(out, JSON.stringify(report));
     return passed ? 0 : 1;
   } finally {
-    await cleanup();
+    await cluster?.remove();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// A stop asked of the run (Ctrl-C, or a supervisor's SIGTERM) is passed on to the test runner and
+// the test files, and the run ends once the runner has, the cluster removed, with the signal's
+// usual status.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    stoppedBy = signal;
+    if (running?.pid !== undefined) process.kill(-running.pid, signal);
+  });
+}
+
+const status = await main(process.argv.slice(2)).catch((err: Error) => {
+  if (!stoppedBy) throw err;
+  return 0;
+});
+process.exitCode = stoppedBy ? 128 + constants.signals[stoppedBy] : status;
