@@ -18,16 +18,15 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
-import { startServer, tempDir, withServer, type RunningServer } from '../helpers/process.ts';
+import { tempDir, withServer, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
 import { pool } from '../helpers/pool.ts';
-import { addPlayers } from '../helpers/players.ts';
+import { seedPlayers } from '../helpers/players.ts';
 import { sleep } from './util.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 
 const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'flood.db');
-const ADMIN = 'flood-admin-token-0123';
 const KEY = 'flood-api-key-0123456789';
 const PASSWORD = 'player-Pass-7Hq2';
 const PLAYERS = Array.from({ length: 20 }, (_, i) => `Player${i}`);
@@ -50,14 +49,7 @@ const PLAYERS_MS = 120_000;
 
 const bearer = { authorization: `Bearer ${KEY}` };
 
-before(async () => {
-  const s = await startServer(['--db', db, '--admin-token', ADMIN]);
-  try {
-    await addPlayers(s.port, ADMIN, PLAYERS, PASSWORD);
-  } finally {
-    await s.stop();
-  }
-});
+before(() => seedPlayers(db, PLAYERS, PASSWORD));
 
 after(() => tmp.cleanup());
 

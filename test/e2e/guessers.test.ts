@@ -10,28 +10,20 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
-import { startServer, tempDir, withServer, RUNTIME, type RunningServer } from '../helpers/process.ts';
+import { tempDir, withServer, RUNTIME, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
-import { addPlayers } from '../helpers/players.ts';
+import { seedPlayers } from '../helpers/players.ts';
 import { sleep } from './util.ts';
 
 const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'guessers.db');
-const ADMIN = 'guessers-admin-token-0123';
 const KEY = 'guessers-api-key-0123456789';
 const PASSWORD = 'player-Pass-7Hq2';
 
 const bearer = { authorization: `Bearer ${KEY}` };
 const WRONG = 'Wrong login or password';
 
-before(async () => {
-  const s = await startServer(['--db', db, '--admin-token', ADMIN]);
-  try {
-    await addPlayers(s.port, ADMIN, ['Guessed', 'Relayed', 'Clustered'], PASSWORD);
-  } finally {
-    await s.stop();
-  }
-});
+before(() => seedPlayers(db, ['Guessed', 'Relayed', 'Clustered'], PASSWORD));
 
 after(() => tmp.cleanup());
 

@@ -11,18 +11,10 @@ import { postgresMissing, startCluster, startStandby, PG_PASSWORD, PG_USER, type
 import { startServer, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
 import { addPlayers } from '../helpers/players.ts';
-import { sleep } from './util.ts';
+import { until } from './util.ts';
 
 const ADMIN = 'pg-admin-token-0123456';
 const PW = 'player-Pass-7Hq2';
-
-/** Whether `ok` comes true within `ms` (asked at least once, then again every 100 ms). */
-async function until(ok: () => Promise<boolean>, ms: number): Promise<boolean> {
-  for (const end = performance.now() + ms; ; await sleep(100)) {
-    if (await ok()) return true;
-    if (performance.now() >= end) return false;
-  }
-}
 
 const login = (s: RunningServer, name: string, password = PW, from?: string): Promise<Answer> => call(s.port, '/auth', { from, body: { login: name, password } });
 

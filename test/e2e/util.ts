@@ -10,6 +10,14 @@ export const UUID_ANY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Whether `ok` comes true within `ms` (asked at least once, then again every 100 ms). */
+export async function until(ok: () => Promise<boolean>, ms: number): Promise<boolean> {
+  for (const end = performance.now() + ms; ; await sleep(100)) {
+    if (await ok()) return true;
+    if (performance.now() >= end) return false;
+  }
+}
+
 export const undash = (uuid: string): string => uuid.replaceAll('-', '');
 
 /** Asserts the answer is declared as JSON. */
