@@ -15,8 +15,9 @@ export const FILES_AT_ONCE = 6;
  * database going away under requests), that must land requests inside a throttle's window, or
  * that hold a failed login to its floor: they run after the rest, one at a time, so that no other
  * file's work moves what they measure. Tests of the same rules that only wait out a throttle
- * window or a TTL, with bounds a hash would have to grow past a second to break, live in other
- * files (guessers.test.ts, the several nodes of postgres.test.ts), which run with the rest.
+ * window or a TTL, or count, with bounds a hash would have to grow past a second to break, live
+ * in other files (guessers.test.ts, address-rules.test.ts, the several nodes of
+ * postgres.test.ts), which run with the rest.
  */
 export const TIMING_FILES = [
   'test/e2e/flood.test.ts',

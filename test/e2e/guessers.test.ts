@@ -1,8 +1,8 @@
 // A guesser of one player's password throttles itself, not the player (default flags unless
 // named): failed logins are counted per name and client (the address; for a relay its
-// clientToken, else the relay), and a throttled name still gets a check now and then for a
-// password already refused under throttle (a player retrying), so a player behind the same relay
-// as a guesser gets in too. The guessers come back when Retry-After tells them, so these tests
+// clientToken, else the relay), a login refused as busy is counted as no failure, and a throttled
+// name still gets a check now and then for a password already refused under throttle (a player
+// retrying), so a player behind the same relay as a guesser gets in too. The guessers come back when Retry-After tells them, so these tests
 // wait out real throttle windows; they time nothing under a load of their own, and run beside
 // other test files. Every client is bound to its own loopback address (all of 127/8 reaches the
 // server on Linux).
@@ -10,10 +10,10 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
-import { tempDir, withServer, RUNTIME, type RunningServer } from '../helpers/process.ts';
+import { addUser, startServer, tempDir, withServer, RUNTIME, type Reply, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
 import { seedPlayers } from '../helpers/players.ts';
-import { sleep } from './util.ts';
+import { assertFail, sleep } from './util.ts';
 
 const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'guessers.db');
@@ -21,6 +21,7 @@ const KEY = 'guessers-api-key-0123456789';
 const PASSWORD = 'player-Pass-7Hq2';
 
 const bearer = { authorization: `Bearer ${KEY}` };
+const attemptOn = (s: RunningServer, login: string, password: string): Promise<Reply> => s.post('/auth', { login, password });
 const WRONG = 'Wrong login or password';
 
 before(() => seedPlayers(db, ['Guessed', 'Relayed', 'Clustered'], PASSWORD));
@@ -146,4 +147,49 @@ describe('a guesser throttles itself, not the player', () => {
       assert.equal(player.status, 200, `the player's login from another address after ${statuses.join(' ')}: ${player.status} ${JSON.stringify(player.body)}`);
     });
   });
+});
+
+test('a login refused as busy (503) is no failed login', async () => {
+  const dir = tempDir();
+  const file = pathJoin(dir.dir, 'busy.db');
+  let s: RunningServer | undefined;
+  try {
+    const FILLERS = ['Filler_0', 'Filler_1', 'Filler_2'];
+    await Promise.all(['Busy', ...FILLERS].map((name) => addUser(file, name, 'busy-password')));
+    // A relay (this host, by default): a full pool refuses it as busy, never as an address's share.
+    s = await startServer(['--db', file, '--hash-concurrency', '1', '--hash-queue', '0']);
+    const busy = s;
+    // 4 wrong guesses at once, just after 3 other players' logins: one hash slot, no queue, so
+    // most are refused unhashed (a name is checked once at a time, so it takes other names to
+    // hold the slot). Which are refused depends on the machine; every round checks the count.
+    // A few rounds, as a miscount may depend on how the requests interleave.
+    let shed = 0;
+    for (let round = 0; round < 3; round++) {
+      // The others first, so that the guesses mostly find the slot taken.
+      const others = Promise.all(FILLERS.map((name) => attemptOn(busy, name, 'busy-password')));
+      await new Promise((r) => setTimeout(r, 30));
+      const burst = await Promise.all(Array.from({ length: 4 }, (_, i) => attemptOn(busy, 'Busy', `burst-${round}-${i}`)));
+      await others;
+      const statuses = burst.map((r) => r.status).join(' ');
+      const counted = burst.filter((r) => r.status === 401).length;
+      shed += burst.length - counted;
+      for (const r of burst) {
+        assert.notEqual(r.status, 429, `round ${round}: ${statuses}: throttled after ${counted} hashed guesses, so 503s were counted as failed logins`);
+        if (r.status !== 401) assertFail(r, 503, 'The server is busy; try again in a moment');
+      }
+
+      // Only the hashed guesses count: 4 failures in all leave the right password free to log in.
+      for (let i = counted; i < 4; i++) {
+        const f = await attemptOn(busy, 'Busy', `after-${i}`);
+        assert.equal(f.status, 401, `round ${round}: after ${statuses}, failure ${i + 1} of 4 got ${f.text}: a 503 was counted as a failed login`);
+        assertFail(f, 401, WRONG);
+      }
+      const r = await attemptOn(busy, 'Busy', 'busy-password');
+      assert.equal(r.status, 200, `round ${round}: after ${statuses} and ${4 - counted} more failures, a 503 was counted as a failed login: ${r.text}`);
+    }
+    assert.ok(shed > 0, 'some guesses were refused as busy');
+  } finally {
+    await s?.stop();
+    dir.cleanup();
+  }
 });

@@ -1,7 +1,7 @@
 // Assertions shared by the end-to-end tests (not a test file itself); processes are in ../helpers/process.ts.
 import assert from 'node:assert/strict';
 import { fetchReply } from '../helpers/process.ts';
-import type { Reply, RunningServer } from '../helpers/process.ts';
+import type { RawServer, Reply, RunningServer } from '../helpers/process.ts';
 
 /** A dashed, lower-case UUID, as every answer must carry it. */
 export const UUID_DASHED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -94,3 +94,15 @@ export function adminBodyWithoutTimes(body: any): any {
   if (Array.isArray(result?.users)) return { ...body, result: { ...result, users: result.users.map(withoutTimes) } };
   return { ...body, result: withoutTimes(result) };
 }
+
+/** The request lines of a server's JSON log. */
+export const requestLines = (s: RawServer): any[] =>
+  s
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.msg === 'request');
+
+/** A counter's value in a /metrics text. */
+export const metricSample = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
