@@ -448,7 +448,8 @@ describe('registration limits', () => {
   });
 });
 
-describe('signing in', () => {
+// Each test uses names of its own, or a server of its own (--address-login-limit): they run at once.
+describe('signing in', { concurrency: true }, () => {
   test('login answers as /auth does, with a token that joins', async () => {
     const r = assertOk(await post(invites, 'login', { name: 'veteran', password: 'veteran-password' }));
     assert.deepEqual(Object.keys(r).sort(), ['accessToken', 'userUUID', 'username']);
