@@ -13,7 +13,7 @@ import { accountArea } from './account/api.ts';
 import { textureArea } from './textures/downloads.ts';
 import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
-import { MEMORY_DB } from './store/open.ts';
+import { MEMORY_DB } from './memory/store.ts';
 import type { Store } from './store/store.ts';
 import { ADDRESS_LOGIN_WINDOW_MS, CLOSE_LINGER_MS, CONNECTIONS_CHECK_INTERVAL_MS, HELD_REFUSAL_MS, MAX_DRAIN_BYTES, OVER_CAP_GRACE_MS } from './limits.ts';
 import type { Logger } from './ops/log.ts';

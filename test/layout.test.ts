@@ -26,6 +26,7 @@ const PARTS = [
   'src/ops/',
   'src/cli/',
   'src/import/',
+  'src/memory/',
   'src/postgres/',
   'src/server.ts, src/serve.ts, src/runtime.ts, src/version.ts',
 ];

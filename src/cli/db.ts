@@ -5,7 +5,7 @@ import { copyDatabase, type TableCount } from '../postgres/copy.ts';
 import { dbLabel } from '../postgres/url.ts';
 import { isPostgresUrl } from '../postgres/url.ts';
 import { quote } from '../service/errors.ts';
-import { MEMORY_DB } from '../store/open.ts';
+import { MEMORY_DB } from '../memory/store.ts';
 import { parseCommandLine, UsageError } from './usage.ts';
 
 export const DB_HELP = `Moving a community between databases:

@@ -5,8 +5,8 @@ import type { Readable, Writable } from 'node:stream';
 import { listeningLine, startServer, startupWarnings, type ListenAddress, type RunningServer } from '../serve.ts';
 import { quote, ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
-import { MEMORY_DB, openStore } from '../store/open.ts';
-import type { Synchronous } from '../store/sqlite.ts';
+import { createMemoryStore, MEMORY_DB } from '../memory/store.ts';
+import { openSqliteStore, type Synchronous } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
 import { createLogger, type Logger } from '../ops/log.ts';
 import { endBySignal, isWorker, startWorkers, tellPrimaryListening } from './workers.ts';
@@ -140,7 +140,7 @@ async function open(db: string, { create, synchronous, env, serving = false }: {
   }
   if (create) createDatabaseFile(db);
   try {
-    return await openStore(db, synchronous);
+    return db === MEMORY_DB ? createMemoryStore() : await openSqliteStore(db, synchronous);
   } catch (err) {
     const reason = (err as Error).message;
     throw new Error(`cannot open the database "${resolve(db)}": ${reason}${/unable to open/.test(reason) ? openHint(db) : ''}`);

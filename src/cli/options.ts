@@ -31,7 +31,7 @@ import {
   MAX_WORKERS,
 } from '../limits.ts';
 import type { ServiceOptions, Variant } from '../service/context.ts';
-import { MEMORY_DB } from '../store/open.ts';
+import { MEMORY_DB } from '../memory/store.ts';
 import { normalizeBasePath } from '../http/router.ts';
 import { addressList } from '../http/client-address.ts';
 import type { Synchronous } from '../store/sqlite.ts';

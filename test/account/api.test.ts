@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { resolveServeConfig } from '../../src/cli/options.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
-import { createMemoryStore } from '../../src/store/memory.ts';
+import { createMemoryStore } from '../../src/memory/store.ts';
 import { encodePng, sha } from '../helpers/png.ts';
 import { silentLog } from '../helpers/log.ts';
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { resolveServeConfig } from '../../src/cli/options.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
-import { createMemoryStore } from '../../src/store/memory.ts';
+import { createMemoryStore } from '../../src/memory/store.ts';
 import { chunk, encodePng } from '../helpers/png.ts';
 import { captureLog, silentLog } from '../helpers/log.ts';
 import { adminBodyWithoutTimes } from '../e2e/util.ts';

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { resolveServeConfig, type ServeConfig } from '../../src/cli/options.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
-import { createMemoryStore } from '../../src/store/memory.ts';
+import { createMemoryStore } from '../../src/memory/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { captureLog, silentLog } from '../helpers/log.ts';
 

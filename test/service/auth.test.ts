@@ -7,7 +7,7 @@ import { SCRYPT_PARAMS, verifyPassword } from '../../src/crypto/password.ts';
 import type { ForeignHashes } from '../../src/service/context.ts';
 import { defaultServiceOptions } from '../../src/cli/options.ts';
 import { createService } from '../../src/service/service.ts';
-import { createMemoryStore } from '../../src/store/memory.ts';
+import { createMemoryStore } from '../../src/memory/store.ts';
 
 const OPTIONS = { ...defaultServiceOptions(), tokenTtlSeconds: 60 };
 

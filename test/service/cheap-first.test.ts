@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultServiceOptions } from '../../src/cli/options.ts';
 import { createService } from '../../src/service/service.ts';
-import { createMemoryStore } from '../../src/store/memory.ts';
+import { createMemoryStore } from '../../src/memory/store.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
 

@@ -8,7 +8,7 @@ import { hashPassword } from '../../src/crypto/password.ts';
 import { createService } from '../../src/service/service.ts';
 import { throttledUntil, type LoginClient } from '../../src/service/throttle.ts';
 import type { ForeignHashes } from '../../src/service/context.ts';
-import { createMemoryStore } from '../../src/store/memory.ts';
+import { createMemoryStore } from '../../src/memory/store.ts';
 
 /** Clients as the HTTP layer makes them: a direct caller by address; a relay's players, all as one. */
 const direct = (address: string): LoginClient => ({ id: address, shared: false, address });

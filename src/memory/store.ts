@@ -1,5 +1,8 @@
 // The in-memory store (`--db :memory:`): for tests and trials; everything is gone on exit.
-import type { CreateResult, Invite, Store, TextureChange, User } from './store.ts';
+import type { CreateResult, Invite, Store, TextureChange, User } from '../store/store.ts';
+
+/** The --db value that chooses it. */
+export const MEMORY_DB = ':memory:';
 
 export function createMemoryStore(): Store {
   const users = new Map<string, User>(); // by id
