@@ -34,6 +34,7 @@ function clientToken(body: JsonObject): string {
   const token = stringField(body, 'clientToken');
   if (token.length > MAX_CLIENT_TOKEN_CHARS) throw new HttpError(400, `Field "clientToken" is longer than ${MAX_CLIENT_TOKEN_CHARS} characters`);
   if (!token.isWellFormed()) throw new HttpError(400, 'Field "clientToken" is not well-formed Unicode');
+  if (/\p{Cc}/u.test(token)) throw new HttpError(400, 'Field "clientToken" must not hold control characters');
   return token;
 }
 

@@ -55,9 +55,15 @@ export function requireUuid(text: string): string {
   return id;
 }
 
+/** Text a store keeps or looks up: a control character (NUL above all, which PostgreSQL refuses) has no place in it. */
+function requireNoControls(what: string, text: string): void {
+  if (/\p{Cc}/u.test(text)) throw invalid(`${what} must not hold control characters`);
+}
+
 export function requireServerId(serverId: string): void {
   if (serverId === '') throw invalid('Field "serverID" must not be empty');
   requireWellFormed('serverID', serverId);
+  requireNoControls('Field "serverID"', serverId);
   if (serverId.length > MAX_SERVER_ID_CHARS) throw invalid(`Field "serverID" is longer than ${MAX_SERVER_ID_CHARS} characters`);
 }
 
@@ -68,6 +74,7 @@ export function requireServerId(serverId: string): void {
  */
 export function requireUrl(url: string, allowHttp: boolean): void {
   if (url.length > MAX_TEXTURE_URL_CHARS) throw invalid(`A texture URL must be at most ${MAX_TEXTURE_URL_CHARS} characters`);
+  requireNoControls('A texture URL', url);
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   const ok = parsed?.protocol === 'https:' || (allowHttp && parsed?.protocol === 'http:');
   if (!ok) throw invalid(`Invalid URL ${quote(url)}: use an https:// address${allowHttp ? ' (or http://)' : ' (http:// only with --allow-http-textures)'}`);

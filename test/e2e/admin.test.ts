@@ -521,6 +521,8 @@ describe('hosted skins and capes', () => {
     const refusals: [string, unknown, string][] = [
       ['an ftp URL', { skinUrl: 'ftp://cdn.example.org/s.png' }, 'Invalid URL "ftp://cdn.example.org/s.png": use an https:// address (http:// only with --allow-http-textures)'],
       ['not a URL', { capeUrl: 'not a url' }, 'Invalid URL "not a url": use an https:// address (http:// only with --allow-http-textures)'],
+      ['a NUL in a URL', { skinUrl: 'https://cdn.example.org/s\u0000.png' }, 'A texture URL must not hold control characters'],
+      ['a tab in a URL', { capeUrl: 'https://cdn.exa\tmple.org/c.png' }, 'A texture URL must not hold control characters'],
       ['a relative URL', { skinUrl: '/s.png' }, 'Invalid URL "/s.png": use an https:// address (http:// only with --allow-http-textures)'],
       ['a numeric skinUrl', { skinUrl: 5 }, 'Field "skinUrl" must be a string or null'],
       ['a boolean capeUrl', { capeUrl: true }, 'Field "capeUrl" must be a string or null'],

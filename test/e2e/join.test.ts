@@ -102,7 +102,7 @@ describe('/join', () => {
     assertFail(await hasJoined(server, 'Alice', 'malformed-uuid'), 404, 'Player has not joined this server');
   });
 
-  test('missing fields, wrong types, an empty serverID and a lone surrogate are false', async () => {
+  test('missing fields, wrong types, an empty serverID, a lone surrogate and a control character are false', async () => {
     const ok = { accessToken: aliceToken, userUUID: aliceUuid, serverID: 'abc' };
     for (const field of ['accessToken', 'userUUID', 'serverID'] as const) {
       const missing: Record<string, unknown> = { ...ok };
@@ -114,6 +114,7 @@ describe('/join', () => {
     }
     assertJoinRefused(await server.post('/join', { ...ok, serverID: '' }));
     assertJoinRefused(await server.post('/join', { ...ok, serverID: 'ab\ud800' }));
+    for (const serverID of ['ab\u0000', 'ab\n', '\u007f']) assertJoinRefused(await server.post('/join', { ...ok, serverID }));
     for (const body of [[], 'x', null, 7]) assertJoinRefused(await server.post('/join', body));
   });
 
@@ -146,12 +147,16 @@ describe('/hasJoined', () => {
     assertFail(await hasJoined(server, 'Alice', serverID), 404, 'Player has not joined this server');
   });
 
-  test('missing fields, wrong types and an empty serverID are 400', async () => {
+  test('missing fields, wrong types, an empty serverID and control characters are 400', async () => {
     assertFail(await server.post('/hasJoined', { serverID: 'abc' }), 400, 'Field "username" is missing');
     assertFail(await server.post('/hasJoined', { username: 'Alice' }), 400, 'Field "serverID" is missing');
     assertFail(await server.post('/hasJoined', { username: 7, serverID: 'abc' }), 400, 'Field "username" must be a string');
     assertFail(await server.post('/hasJoined', { username: 'Alice', serverID: 1 }), 400, 'Field "serverID" must be a string');
     assertFail(await server.post('/hasJoined', { username: 'Alice', serverID: '' }), 400, 'Field "serverID" must not be empty');
+    // PostgreSQL refuses a NUL in text: refused before any store sees it, on every store.
+    for (const serverID of ['ab\u0000', 'a\u001fb', 'x\u0085']) {
+      assertFail(await server.post('/hasJoined', { username: 'Alice', serverID }), 400, 'Field "serverID" must not hold control characters');
+    }
   });
 
   test('a later join replaces the earlier one', async () => {
