@@ -97,7 +97,13 @@ export const MIN_API_KEY_CHARS = 16;
 /** Largest request body read; a login or join is a few hundred bytes, 100 names about 2 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
 /**
- * Largest /join and /profiles body read. A LauncherServer takes 100 KB from anyone and forwards it
+ * The most one /profiles entry takes in a body: a 16-character name with every character
+ * escaped (\u0041), its quotes, a comma and some spacing. A /profiles body is read up to
+ * --max-profiles of them (100: about 10 KB); a longer one is refused in-band unread.
+ */
+export const MAX_PROFILES_ENTRY_BYTES = 100;
+/**
+ * Largest /join body read. A LauncherServer takes 100 KB from anyone and forwards it
  * re-serialized, which can grow it about 4.5 times (1e20 becomes 21 digits; an invalid UTF-8 byte
  * a 3-byte U+FFFD): about 450 KB. Past this the answer is the same in-band refusal as for any other.
  */

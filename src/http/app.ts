@@ -1,7 +1,7 @@
 // The HTTP face of the service: its routes (the five endpoints, health, and the areas a
 // capability adds), the API key, and how every failure becomes an envelope.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { HELD_REFUSAL_MS, MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, MAX_RELAYED_BODY_BYTES, NAME_PATTERN } from '../limits.ts';
+import { HELD_REFUSAL_MS, MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, MAX_PROFILES_ENTRY_BYTES, MAX_RELAYED_BODY_BYTES, NAME_PATTERN } from '../limits.ts';
 import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import type { LoginClient } from '../service/throttle.ts';
@@ -190,7 +190,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       const reason = ignored > 0 ? `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit` : undefined;
       note(res, { outcome: ignored > 0 ? 'partial' : 'ok', reason });
       return found;
-    }, undefined, MAX_RELAYED_BODY_BYTES),
+    }, undefined, service.maxProfiles * MAX_PROFILES_ENTRY_BYTES),
     '/health': {
       GET: async (_req, res) => {
         await service.checkStore().catch((err: unknown) => {

@@ -26,6 +26,8 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     hasJoined: (username: string, serverId: string) => hasJoined(ctx, username, serverId),
     profile: (userUUID: string) => profile(ctx, userUUID),
     profiles: (names: readonly unknown[]) => profiles(ctx, names),
+    /** Most names one `profiles` call looks up. */
+    maxProfiles: options.maxProfiles,
     addUser: (input: accounts.NewUser) => accounts.addUser(ctx, input),
     /**
      * Stores players brought from another system, checked by the importer (src/import/) by the

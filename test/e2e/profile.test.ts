@@ -152,6 +152,25 @@ describe('/profiles', () => {
     ]);
   });
 
+  test('a body is read up to what --max-profiles names take (100 bytes each), escaped to the last character; a longer one is answered [] unread', async () => {
+    /** `name` as a JSON string with every character written as a \\u escape: the longest form of it. */
+    const escaped = (name: string): string => `"${[...name].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
+    const longest = [escaped('Sixteen_Chars_OK'), ...Array.from({ length: 98 }, () => escaped('Nobody_Sixteen_X')), escaped('Alice')];
+    assert.deepEqual(assertOk(await server.post('/profiles', `[${longest.join(',')}]`)), [
+      { id: id.sixteen, name: 'Sixteen_Chars_OK' },
+      { id: id.alice, name: 'Alice' },
+    ]);
+    // 40,000 names (about 469 KB): refused before it is parsed, in-band, as every /profiles refusal.
+    const flood = JSON.stringify(['Alice', ...Array.from({ length: 40_000 }, (_, i) => `Flooder_${i}`)]);
+    assert.deepEqual(assertOk(await server.post('/profiles', flood)), []);
+    assert.deepEqual(assertOk(await small.post('/profiles', `[${[escaped('Alice'), escaped('Carol99'), escaped('Sixteen_Chars_OK')].join(', ')}]`)), [
+      { id: id.alice, name: 'Alice' },
+      { id: id.carol, name: 'Carol99' },
+      { id: id.sixteen, name: 'Sixteen_Chars_OK' },
+    ]);
+    assert.deepEqual(assertOk(await small.post('/profiles', JSON.stringify(['Alice', ...Array.from({ length: 40 }, () => 'Nobody')]))), []);
+  });
+
   test('--max-profiles 3: the first three entries as sent (even invalid or duplicate ones) are looked up', async () => {
     assert.deepEqual(assertOk(await small.post('/profiles', ['a', 'bad name!', 7, 'Carol99'])), []);
     assert.deepEqual(assertOk(await small.post('/profiles', { usernames: ['Alice', 'a', 'bad name!', 'Carol99'] })), [{ id: id.alice, name: 'Alice' }]);
