@@ -6,10 +6,10 @@ import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ISql, TransactionSql } from 'postgres';
 import { BUSY_TIMEOUT_MS } from '../limits.ts';
-import { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from '../store/schema.ts';
+import { MIGRATIONS as SQLITE_MIGRATIONS, SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from '../store/schema.ts';
 import { openSqliteStore } from '../store/sqlite.ts';
 import { connectPostgres } from './connect.ts';
-import { migrate, SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from './schema.ts';
+import { migrate, MIGRATIONS as POSTGRES_MIGRATIONS, SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from './schema.ts';
 import { dbLabel, isPostgresUrl } from './url.ts';
 
 /**
@@ -185,6 +185,31 @@ async function openPostgresSource(url: string, env: Record<string, string | unde
   };
 }
 
+/** The tables a schema's migrations create: mcauth's own, in any version. */
+const tablesOf = (migrations: string[]): Set<string> => new Set(migrations.flatMap((sql) => [...sql.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]!)));
+
+/**
+ * Refuses a target that holds a table mcauth does not make, before anything is written to it:
+ * it is another program's database, and the copy would add every password hash to it.
+ */
+function refuseForeign(tables: string[], own: Set<string>): void {
+  const foreign = tables.filter((table) => !own.has(table)).sort();
+  if (foreign.length === 0) return;
+  const shown = foreign.length > 5 ? `${foreign.slice(0, 5).join(', ')} and ${foreign.length - 5} more` : foreign.join(', ');
+  throw new Error(`the target holds tables that are not mcauth's (${shown}): it is another program's database, and nothing was written to it; copy to a new file or an empty database`);
+}
+
+/** The tables of an existing SQLite file, read before the store's open migrates it. */
+async function sqliteTables(path: string): Promise<string[]> {
+  const { DatabaseSync } = await import('node:sqlite');
+  const db = new DatabaseSync(path);
+  try {
+    return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all() as { name: string }[]).map((t) => t.name);
+  } finally {
+    db.close();
+  }
+}
+
 /** A SQLite file, created (readable by its owner only: it holds every password hash) and migrated when new. */
 async function openSqliteTarget(path: string): Promise<Target> {
   let created = false;
@@ -201,6 +226,7 @@ async function openSqliteTarget(path: string): Promise<Target> {
   };
   let db: DatabaseSync;
   try {
+    if (!created) refuseForeign(await sqliteTables(path), tablesOf(SQLITE_MIGRATIONS));
     // The store's own open: it makes or migrates the schema as `serve` would.
     await (await openSqliteStore(path)).close();
     const { DatabaseSync } = await import('node:sqlite');
@@ -254,6 +280,8 @@ async function openSqliteTarget(path: string): Promise<Target> {
 async function openPostgresTarget(url: string, env: Record<string, string | undefined>): Promise<Target> {
   const sql = await connectPostgres(url, env, { connections: 1 });
   try {
+    const tables = await sql<{ name: string }[]>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`;
+    refuseForeign(tables.map((t) => t.name), tablesOf(POSTGRES_MIGRATIONS));
     await migrate(sql);
   } catch (err) {
     await sql.end({ timeout: 1 }).catch(() => {});

@@ -223,6 +223,34 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
     assert.deepEqual(fileCounts(back), fileHeld);
   });
 
+  test("a target holding any table that is not mcauth's is refused before anything is written, --replace or not", async () => {
+    const other = pathJoin(tmp.dir, 'forum.db');
+    const forum = new DatabaseSync(other);
+    forum.exec("CREATE TABLE posts (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO posts (body) VALUES ('hello')");
+    forum.close();
+    const fileTables = (): string[] => {
+      const db = new DatabaseSync(other, { readOnly: true });
+      try {
+        return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+      } finally {
+        db.close();
+      }
+    };
+    const foreign = await cluster.newDatabase('shop');
+    await cluster.psql('CREATE TABLE orders (id integer); CREATE TABLE users (id text)', foreign);
+    const databaseTables = async (): Promise<string> => (await cluster.psql("SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables WHERE table_schema = 'public'", foreign)).trim();
+    for (const replace of [[], ['--replace']]) {
+      const toFile = await cli(['db', 'copy', '--from', cluster.url(main), '--to', other, ...replace]);
+      assert.equal(toFile.code, 1, toFile.stderr);
+      assert.match(toFile.stderr, new RegExp(`^mcauth: cannot open the target ${other}: the target holds tables that are not mcauth's \\(posts\\): it is another program's database, and nothing was written to it`, 'm'), toFile.stderr);
+      assert.deepEqual(fileTables(), ['posts'], 'no table of mcauth was made in the file');
+      const toDatabase = await cli(['db', 'copy', '--from', file, '--to', cluster.url(foreign), ...replace]);
+      assert.equal(toDatabase.code, 1, toDatabase.stderr);
+      assert.match(toDatabase.stderr, /the target holds tables that are not mcauth's \(orders\): it is another program's database, and nothing was written to it/, toDatabase.stderr);
+      assert.equal(await databaseTables(), 'orders,users', 'no table of mcauth was made in the database');
+    }
+  });
+
   test('a copy that fails says why, the password masked, and leaves no new file behind', async () => {
     const target = pathJoin(tmp.dir, 'never.db');
     const wrong = await cli(['db', 'copy', '--from', cluster.url(main).replace(PG_PASSWORD, 'not-the-password'), '--to', target]);
