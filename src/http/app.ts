@@ -258,8 +258,9 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       const area = areas.find((a) => path.startsWith(a.prefix) || `${path}/` === a.prefix);
       if (area?.admit) area.admit(req);
       else if (keyCheck && path !== `${options.basePath}/health` && !keyed) {
-        // Probes cannot send the key.
-        throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' });
+        // Probes cannot send the key. Held like a flood's refusals, so guesses cost the guesser a
+        // connection a second; not behind a trusted proxy, whose connection its clients share.
+        throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' }, undefined, caller.proxied ? 0 : HELD_REFUSAL_MS);
       }
       found = route(req);
       options.shed?.(req, res, caller);

@@ -9,7 +9,9 @@ import { DatabaseSync } from 'node:sqlite';
 import { join as pathJoin } from 'node:path';
 import { startServer, addUser, tempDir, runCli } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
-import { assertFail, assertOk } from './util.ts';
+import { connect } from '../helpers/raw-connection.ts';
+import { HELD_REFUSAL_MS } from '../../src/limits.ts';
+import { assertFail, assertOk, until } from './util.ts';
 
 const tmp = tempDir();
 const db = pathJoin(tmp.dir, 'api-key.db');
@@ -76,13 +78,27 @@ const wrongWays = (key: string): [string, Record<string, string>, string][] => [
 describe('--api-key set', () => {
   test('every endpoint and every unknown path answers 401 with WWW-Authenticate: Bearer without the right key', async () => {
     const paths = [...Object.keys(bodies()), '/nope', '/', '/auth/', '/mc/auth'];
-    for (const [label, headers, query] of wrongWays(KEY)) {
-      for (const path of paths) {
-        assertNoKey(await post(keyed, path + query, bodies()[path] ?? {}, headers), `${label} on ${path}`);
-      }
-      // Other methods too: the key is checked before the route.
-      assertNoKey(await keyed.request('/auth' + query, { headers }), `${label} on GET /auth`);
-    }
+    // All at once, each on a connection of its own: every refusal is held a second.
+    await Promise.all(
+      wrongWays(KEY).flatMap(([label, headers, query]) => [
+        ...paths.map(async (path) => assertNoKey(await post(keyed, path + query, bodies()[path] ?? {}, headers), `${label} on ${path}`)),
+        // Other methods too: the key is checked before the route.
+        (async () => assertNoKey(await keyed.request('/auth' + query, { headers }), `${label} on GET /auth`))(),
+      ]),
+    );
+  });
+
+  test("a refusal for the key is held a second, as a flood's are: guesses cost the guesser a connection a second, and pipelining past one cuts it", async () => {
+    const sent = performance.now();
+    assertNoKey(await post(keyed, '/profiles', ['Alice'], { authorization: 'Bearer wrong-key-0123456789abcdef' }), 'a wrong key');
+    const waited = performance.now() - sent;
+    assert.ok(waited >= HELD_REFUSAL_MS - 50, `answered after ${Math.round(waited)} ms`);
+    const body = '["Alice"]';
+    const guess = `POST /profiles?key=wrong HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const c = await connect(keyed.port, '127.0.1.91');
+    c.socket.write(guess.repeat(20));
+    assert.ok(await until(async () => c.isClosed(), 8000), `not closed: ${JSON.stringify(c.text())}`);
+    assert.equal(c.text(), '', 'no held answer is written to a connection that pipelined past it');
   });
 
   test('with Authorization: Bearer KEY every endpoint works', async () => {
@@ -113,9 +129,7 @@ describe('--api-key set', () => {
   });
 
   test('requests refused for the key do no work: wrong-key guesses do not throttle the player', async () => {
-    for (let i = 0; i < 8; i++) {
-      assertNoKey(await post(keyed, '/auth?key=nope', { login: 'Keyless', password: `guess-${i}` }), 'a guess');
-    }
+    await Promise.all(Array.from({ length: 8 }, async (_, i) => assertNoKey(await post(keyed, '/auth?key=nope', { login: 'Keyless', password: `guess-${i}` }), 'a guess')));
     assert.equal(assertOk(await post(keyed, '/auth', { login: 'Keyless', password: 'keyless-pw' }, { authorization: `Bearer ${KEY}` })).username, 'Keyless');
   });
 
@@ -129,9 +143,7 @@ describe('--api-key set', () => {
 
 describe('MCAUTH_API_KEY and --base-path /mc', () => {
   test('the key from the environment is required under the base path', async () => {
-    for (const [label, headers, query] of wrongWays(ENV_KEY)) {
-      assertNoKey(await post(envKeyed, '/mc/profile' + query, bodies()['/profile'], headers), label);
-    }
+    await Promise.all(wrongWays(ENV_KEY).map(async ([label, headers, query]) => assertNoKey(await post(envKeyed, '/mc/profile' + query, bodies()['/profile'], headers), label)));
     // The flag's key of the other server is no key here.
     assertNoKey(await post(envKeyed, '/mc/profile', bodies()['/profile'], { authorization: `Bearer ${KEY}` }), 'the other key');
     assert.deepEqual(assertOk(await post(envKeyed, '/mc/profile', bodies()['/profile'], { authorization: `Bearer ${ENV_KEY}` })), { username: 'Alice' });
