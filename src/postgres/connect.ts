@@ -23,6 +23,11 @@ export const INSTALL_DRIVER = 'npm install postgres@3';
 const CONNECT_TIMEOUT_S = 1;
 const CALL_DEADLINE_MS = 1500;
 /**
+ * How long a start or a command waits for the database's first answer. With several hosts the
+ * driver tries them in turn for ever when all refuse; one host that refuses fails at once.
+ */
+const FIRST_ANSWER_MS = 10_000;
+/**
  * How long a call may go unanswered before its connection is taken for lost and its pool
  * replaced. A host that vanished (powered off, cut off) sends nothing, not even a reset: the
  * pool's connections would wait on it until TCP gives up, about 15 minutes, while a promoted
@@ -75,12 +80,16 @@ const unavailable = (): ServiceError => new ServiceError('busy', 'The database i
  * on a later call by itself. A call that runs out its time may still commit later; it was never
  * acknowledged.
  */
-function bounded<A extends unknown[], R>(pool: Pool, call: (...args: A) => R | Promise<R>, deadlineMs = CALL_DEADLINE_MS): (...args: A) => Promise<R> {
+function bounded<A extends unknown[], R>(pool: Pool, call: (...args: A) => R | Promise<R>, deadlineMs = CALL_DEADLINE_MS, late?: () => void): (...args: A) => Promise<R> {
   return async (...args) => {
     let timer: NodeJS.Timeout | undefined;
     // No timer at all for no deadline: setTimeout would take Infinity for 1 ms.
     const deadline = new Promise<never>((_, reject) => {
-      if (deadlineMs !== Infinity) timer = setTimeout(() => reject(new DeadlineError('deadline')), deadlineMs);
+      if (deadlineMs === Infinity) return;
+      timer = setTimeout(() => {
+        late?.();
+        reject(new DeadlineError('deadline'));
+      }, deadlineMs);
     });
     const madeAt = performance.now();
     const made = Promise.resolve().then(() => call(...args));
@@ -99,17 +108,34 @@ function bounded<A extends unknown[], R>(pool: Pool, call: (...args: A) => R | P
 
 /**
  * Calls without a deadline (an unreachable database still answered 503): an import's one
- * transaction and closing take as long as they take; and a failed login's count, which, answered
- * 503 at its deadline but committed after, would count a failure of a login that was never
- * checked (a player retrying through a slow database would throttle itself). A database that is
- * away fails it at once, as it fails every call.
+ * transaction and closing take as long as they take. A database that is away fails them at once,
+ * as it fails every call.
  */
-const UNBOUNDED = new Set(['close', 'createUsers', 'updateLoginFailures']);
+const UNBOUNDED = new Set(['close', 'createUsers']);
+
+/**
+ * A login's failure count, bounded as every call of a request is, but never committed after its
+ * deadline: answered 503, the login was never checked, and counting it would let a player
+ * retrying through a slow database throttle themselves. Its update, run inside the transaction
+ * once the rows are locked, refuses (and so rolls back) when the deadline has passed; only a
+ * count whose last statements were already sent can still land.
+ */
+function boundedCount(pool: Pool, count: Store['updateLoginFailures']): Store['updateLoginFailures'] {
+  return (keys, forgetBefore, update) => {
+    let late = false;
+    const checked: typeof update = (counts) => {
+      if (late) throw new DeadlineError('deadline');
+      return update(counts);
+    };
+    return bounded(pool, () => count(keys, forgetBefore, checked), CALL_DEADLINE_MS, () => (late = true))();
+  };
+}
 
 /** The store with every call bounded but UNBOUNDED's. */
 function withDeadlines(store: Store, pool: Pool): Store {
   const calls = Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][];
-  return Object.fromEntries(calls.map(([name, call]) => [name, bounded(pool, call, UNBOUNDED.has(name) ? Infinity : CALL_DEADLINE_MS)])) as unknown as Store;
+  const bounds = Object.fromEntries(calls.map(([name, call]) => [name, bounded(pool, call, UNBOUNDED.has(name) ? Infinity : CALL_DEADLINE_MS)])) as unknown as Store;
+  return { ...bounds, updateLoginFailures: boundedCount(pool, store.updateLoginFailures) };
 }
 
 /** A driver instance behind replaceablePool's proxy, and what its replacing needs. */
@@ -140,7 +166,7 @@ function turnAway(pool: Pool): void {
  * After a call to `pool` ran out its time: when it is still unanswered STUCK_MS after it was
  * made, and the pool has not been replaced since, the pool is replaced (see STUCK_MS). A slow
  * database answers in the end; only a lost one leaves a call unanswered so long (a login's
- * failure count, which has no deadline, is not watched: it waits for a call that is). The old
+ * failure count included). The old
  * pool's queries get STUCK_MS more to end, so a commit that was only slow (one waiting on a
  * lagging synchronous standby) is not cut; none is replaced again before the old one has
  * ended, so a slow database does not collect abandoned sessions.
@@ -229,7 +255,7 @@ function replaceablePool(open: (before: number) => Sql, turnable: boolean): Sql 
 export async function connectPostgres(url: string, env: Record<string, string | undefined>, { connections = POOL_SIZE } = {}): Promise<Sql> {
   const postgres = await loadDriver();
   const password = passwordFromFile(env);
-  return replaceablePool((before) => postgres(turnHosts(url, before), {
+  const sql = replaceablePool((before) => postgres(turnHosts(url, before), {
     ...(password === undefined ? {} : { password }),
     // libpq's read-write, as the driver can tell it: postgres.js takes a hot standby for
     // read-write (it asks a setting a standby leaves off), and a primary is what takes writes.
@@ -243,6 +269,24 @@ export async function connectPostgres(url: string, env: Record<string, string | 
     onnotice: () => {},
     connection: { application_name: 'mcauth' },
   }), turnHosts(url, 1) !== url);
+  await firstAnswer(sql);
+  return sql;
+}
+
+/** Waits for the database's first answer, up to FIRST_ANSWER_MS; without one, ends the pool and says so. */
+async function firstAnswer(sql: Sql): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no host of the URL answered within ${FIRST_ANSWER_MS / 1000} s (refused, or silent)`)), FIRST_ANSWER_MS);
+  });
+  try {
+    await Promise.race([sql`SELECT 1`, silent]);
+  } catch (err) {
+    await sql.end({ timeout: 0 }).catch(() => {});
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // A PostgreSQL database that goes away under load (a throwaway cluster of the file's own, see
-// test/helpers/postgres.ts): stopped, the nodes answer in time and in the envelope and serve again
-// once it is back; lost to a failover, both serve again from the promoted standby within 15 s and
+// test/helpers/postgres.ts): stopped or frozen, the nodes (one on a two-host URL) answer in time
+// and in the envelope, logins too, and serve again once it is back; lost to a failover, both serve again from the promoted standby within 15 s and
 // every join acknowledged is there. These time the nodes under a load of their own while the
 // database goes, so the file runs alone (test/file-groups.ts). Without PostgreSQL on the machine
 // these skip, saying so.
@@ -26,8 +26,10 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
 
   before(async () => {
     cluster = await startCluster();
-    const args = ['--db', cluster.url(), '--admin-token', ADMIN, '--join-ttl', '3600'];
-    [a, b] = await Promise.all([startServer(args), startServer(args)]);
+  /** On the documented two-host form of the URL, its second host one that refuses. */
+    const args = ['--admin-token', ADMIN, '--join-ttl', '3600'];
+    const twoHosts = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${cluster.port},127.0.0.1:9/${PG_USER}?target_session_attrs=read-write`;
+    [a, b] = await Promise.all([startServer(['--db', cluster.url(), ...args]), startServer(['--db', twoHosts, ...args])]);
     for (const [name, id] of await addPlayers(a.port, ADMIN, ['Node0', 'Node2'], PW)) uuids.set(name, id);
     // A join for the load's look-ups to find.
     const token = (await login(a, 'Node0')).body.result.accessToken;
@@ -40,20 +42,32 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
     await cluster?.remove();
   });
 
-  test('the database stopped under load: requests answered within 2 s (503; false in-band on /join), /health 503; started again: served', async () => {
+  // Lost as a stopped server is (its connections closed, new ones refused), or as a frozen one is
+  // (SIGSTOP: nothing answered, nothing closed, new connections accepted by the kernel and left).
+  const ways = [
+    { how: 'stopped', lose: async () => cluster.stop('fast'), back: async () => cluster.start() },
+    { how: 'frozen (SIGSTOP)', lose: async () => cluster.freeze(), back: async (thaw: unknown) => (thaw as () => void)() },
+  ];
+  for (const { how, lose, back } of ways) {
+  test(`the database ${how} under load: requests, logins included, answered within 2 s (503; false in-band on /join), /health 503; back: served`, async () => {
     const token = (await login(a, 'Node2')).body.result.accessToken;
-    // Under load: look-ups and joins go on, 4 at a time, through the stop and the start.
+    // Under load: look-ups, joins and logins go on, 4 at a time, through the loss and the return.
     let loading = true;
     const answered: string[] = [];
     const lane = async (i: number): Promise<void> => {
       for (let n = 0; loading; n++) {
         const node = (i + n) % 2 === 0 ? a : b;
-        const r = n % 2 === 0 ? await call(node.port, '/hasJoined', { body: { username: 'Node0', serverID: 'srv-cross-1' } }) : await call(node.port, '/join', { body: { accessToken: token, userUUID: uuids.get('Node2'), serverID: `srv-load-${i}` } });
+        const r =
+          n % 3 === 0
+            ? await call(node.port, '/hasJoined', { body: { username: 'Node0', serverID: 'srv-cross-1' } })
+            : n % 3 === 1
+              ? await call(node.port, '/join', { body: { accessToken: token, userUUID: uuids.get('Node2'), serverID: `srv-load-${i}` } })
+              : await login(node, 'Node0');
         answered.push(`${r.status} ${JSON.stringify(r.body).slice(0, 80)}`);
       }
     };
     const load = Promise.all([0, 1, 2, 3].map(lane));
-    await cluster.stop('fast');
+    const lost = await lose();
     try {
       for (const node of [a, b]) {
         const timed = async (what: () => Promise<Answer>): Promise<Answer> => {
@@ -63,25 +77,28 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
           return r;
         };
         const hasJoined = await timed(() => call(node.port, '/hasJoined', { body: { username: 'Node2', serverID: 'srv-away' } }));
-        assert.deepEqual([hasJoined.status, hasJoined.body], [503, { success: false, error: 'The database is temporarily unavailable; try again in a moment' }]);
+        assert.deepEqual([hasJoined.status, hasJoined.body], [503, away]);
         const join = await timed(() => call(node.port, '/join', { body: { accessToken: token, userUUID: uuids.get('Node2'), serverID: 'srv-away' } }));
         assert.deepEqual([join.status, join.body], [200, { success: true, result: false }]);
         const health = await timed(() => call(node.port, '/health'));
+        const away = { success: false, error: 'The database is temporarily unavailable; try again in a moment' };
         assert.equal(health.status, 503);
       }
     } finally {
-      await cluster.start();
+      await back(lost);
+        const loggedIn = await timed(() => login(node, 'Node2'));
+        assert.deepEqual([loggedIn.status, loggedIn.body], [503, away]);
     }
     // The nodes reconnect by themselves.
     for (const node of [a, b]) {
-      assert.ok(await until(async () => (await call(node.port, '/health')).status === 200, 10_000), 'health after the restart');
-      assert.equal((await login(node, 'Node2')).status, 200);
+      assert.ok(await until(async () => (await call(node.port, '/health')).status === 200, 15_000), 'health after the return');
+      assert.ok(await until(async () => (await login(node, 'Node2')).status === 200, 15_000), 'a login after the return');
     }
     loading = false;
     await load;
     // Every request of the load was answered (a broken connection would have thrown above), in
-    // the envelope: a result (a join's `true` or in-band `false`, a hit), a miss (that join has
-    // expired), or the database's 503.
+    // the envelope: a result (a join's `true` or in-band `false`, a hit, a login), a miss (that
+    // join has expired), or the database's 503.
     const kind = (line: string): string =>
       line.startsWith('200 {"success":true') ? 'ok' : line.startsWith('404 {"success":false') ? 'miss' : line.startsWith('503 {"success":false,"error":"The database is temporarily unavailable') ? '503' : line;
     assert.deepEqual([...new Set(answered.map(kind))].filter((k) => !['ok', 'miss', '503'].includes(k)), [], 'every answer of the load was a result, a miss or the 503');
@@ -92,6 +109,7 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
 describe('failover to a synchronous standby', { skip: postgresMissing }, () => {
   // The primary lost as a stopped server is (its connections reset), or as a host that vanished
   // is (a relay in front of it cut: no byte and no reset, which only time would end).
+  }
   for (const vanished of [false, true]) {
   const how = vanished ? "the primary's host vanished (no byte, no reset)" : 'the primary stopped at once';
   test(`${how}, the standby promoted: both nodes serve again within 15 s, and every join acknowledged is there`, async (t) => {

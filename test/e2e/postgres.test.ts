@@ -109,16 +109,22 @@ describe('several nodes on one PostgreSQL database', { skip: postgresMissing }, 
     }
   });
 
-  test('a login whose failure count waits on a slow database is not answered 503 at the deadline (which would count a failure never checked): it waits, and gets in', async () => {
-    // Another session holds the failure counts for 3 s, longer than the 1.5 s deadline of other calls.
+  test('a login whose failure count waits on a slow database past the deadline: 503 within 2 s, the count rolled back, not left to land later; then the player gets in', async () => {
+    // Another session holds the failure counts for 3 s, longer than the 1.5 s deadline of every call.
     const held = cluster.psql('BEGIN; LOCK TABLE login_failures IN EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;', db);
-    const locked = "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND relation = 'login_failures'::regclass AND mode = 'ExclusiveLock' AND granted";
-    assert.ok(await until(async () => (await cluster.psql(locked, db)).trim() !== '0', 10_000), 'the lock was never taken');
+    const locks = "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND relation = 'login_failures'::regclass";
+    assert.ok(await until(async () => (await cluster.psql(`${locks} AND mode = 'ExclusiveLock' AND granted`, db)).trim() !== '0', 10_000), 'the lock was never taken');
+    const sent = performance.now();
     const r = await login(a, 'Node6');
+    const waited = performance.now() - sent;
+    assert.deepEqual([r.status, r.body], [503, { success: false, error: 'The database is temporarily unavailable; try again in a moment' }]);
+    assert.ok(waited < 2000, `answered after ${Math.round(waited)} ms`);
     await held;
-    assert.equal(r.status, 200, JSON.stringify(r.body));
+    // The count waited on the lock; once it has it, it finds its deadline passed and rolls back.
+    assert.ok(await until(async () => (await cluster.psql(locks, db)).trim() === '0', 10_000), 'the count never ended');
     const counted = await cluster.psql("SELECT count(*) FROM login_failures WHERE name_key LIKE 'node6%' AND failures > 0", db);
-    assert.equal(counted.trim(), '0', 'no failure counted for the login that waited');
+    assert.equal(counted.trim(), '0', 'no failure counted for the login answered 503');
+    assert.equal((await login(a, 'Node6')).status, 200);
   });
 
   test('200 login-and-join cycles at once, spread over both nodes, each player once: every acknowledged join is seen by both', async () => {
@@ -270,5 +276,19 @@ test('a PostgreSQL URL without the driver installed: exit 1, saying the command 
     assert.ok(!r.stderr.includes(PG_PASSWORD), r.stderr);
   } finally {
     tmp.cleanup();
+  }
+});
+
+test('a URL of several hosts that all refuse: `serve` and a command fail within 10 s, saying so (the driver would try them in turn for ever)', { skip: postgresMissing }, async () => {
+  // Ports 1 and 9 of loopback refuse: nothing listens there.
+  const url = `postgres://mcauth:${PG_PASSWORD}@127.0.0.1:1,127.0.0.1:9/mcauth`;
+  for (const args of [['--db', url, '--port', '0'], ['user', 'list', '--db', url]]) {
+    const sent = performance.now();
+    const r = await runProc([...serverCommand(), ...args], { timeoutMs: 30_000 });
+    const took = performance.now() - sent;
+    assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
+    assert.match(r.stderr, /cannot open the database postgres:\/\/mcauth:\*{8}@127\.0\.0\.1:1,127\.0\.0\.1:9\/mcauth: no host of the URL answered within 10 s/, r.stderr);
+    assert.ok(took < 15_000, `${args[0]} took ${Math.round(took)} ms`);
+    assert.ok(!r.stderr.includes(PG_PASSWORD), r.stderr);
   }
 });

@@ -56,6 +56,11 @@ export interface Cluster {
   dir: string;
   /** pg_ctl stop: 'fast' (clients cut, a clean shutdown) or 'immediate' (as a crash). */
   stop: (mode?: 'fast' | 'immediate') => Promise<void>;
+  /**
+   * Freezes every process of the running cluster (the postmaster and its backends) with SIGSTOP:
+   * a database that answers nothing and closes nothing. The function it returns lets them go on.
+   */
+  freeze: () => () => void;
   /** Starts it again after a stop, on the same port; resolves once it takes connections. */
   start: () => Promise<void>;
   /** Runs SQL with psql as the cluster's superuser; its output. */
@@ -69,6 +74,37 @@ export interface Cluster {
 /** Runs SQL with psql as the superuser of the cluster on `port` with its socket in `socketDir`; its output. */
 function psqlOn(port: number, socketDir: string, sql: string, db: string): Promise<string> {
   return pgRun('psql', ['-h', socketDir, '-p', String(port), '-U', PG_USER, '-d', db, '-v', 'ON_ERROR_STOP=1', '-tA', '-c', sql]);
+}
+
+/** The processes whose parent is `pid`, as /proc tells. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        // The parent is the second field after the command's name, which is in parentheses and may hold spaces.
+        const stat = readFileSync(join('/proc', entry, 'stat'), 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(entry)] : [];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+}
+
+/** SIGSTOPs the postmaster of the cluster in `data` and every process it started; returns what SIGCONTs them. */
+function freezeCluster(data: string): () => void {
+  const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const frozen = [postmaster, ...childrenOf(postmaster)];
+  for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+  return () => {
+    for (const pid of frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // ended meanwhile
+      }
+    }
+  };
 }
 
 /** The uid and gid of the `postgres` user, as this system has them. */
@@ -112,6 +148,7 @@ async function runCluster(dir: string, data: string, port: number, settings: str
       running = true;
     },
     promote: async () => void (await ctl('promote')),
+    freeze: () => freezeCluster(data),
     psql: (sql: string, db = PG_USER) => psqlOn(port, dir, sql, db),
     shareable: JSON.stringify({ port, socketDir: dir }),
     remove: async () => {
