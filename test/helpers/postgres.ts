@@ -204,7 +204,9 @@ export async function startStandby(primary: Cluster): Promise<Cluster & { promot
   const data = join(dir, 'data-standby');
   await pgRun('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', PG_USER, '-D', data, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'], { PGPASSWORD: PG_PASSWORD });
   const conninfo = `host=127.0.0.1 port=${primary.port} user=${PG_USER} password=${PG_PASSWORD} application_name=standby`;
-  const standby = await runOnFreePort(dir, data, ['hot_standby = on', `primary_conninfo = '${conninfo}'`]);
+  // Configured as an owner configures both nodes alike: it too waits for a synchronous standby
+  // named `standby`, which it will not have once promoted (docs/postgresql.md's recipe clears it).
+  const standby = await runOnFreePort(dir, data, ['hot_standby = on', `primary_conninfo = '${conninfo}'`, "synchronous_standby_names = 'standby'"]);
   await primary.psql("ALTER SYSTEM SET synchronous_standby_names = 'standby'");
   await primary.psql('SELECT pg_reload_conf()');
   // Synchronous from here: the primary reports the standby as such once it has caught up.
