@@ -6,7 +6,8 @@ import { envName, SERVE_OPTIONS, toServiceOptions, type ConfigFile, type ServeCo
 import { SYSTEMD_SOCKET_BACKLOG } from './cli/systemd-socket.ts';
 import type { Duplex } from 'node:stream';
 import { createApp, type Area, type LoginLimit } from './http/app.ts';
-import { addressList, perAddressKey, type AddressList } from './http/client-address.ts';
+import { addressList, type AddressList } from './http/client-address.ts';
+import { createConnections } from './connections.ts';
 import { HttpError, sendError } from './http/envelope.ts';
 import { adminArea } from './admin/routes.ts';
 import { accountArea } from './account/api.ts';
@@ -220,17 +221,19 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 
 /**
  * One worker's share of a per-address limit counted in memory: node:cluster deals connections to
- * the workers in turn, so each holding its share keeps the total the one the owner set.
+ * the workers in turn, so each holding its share keeps the total the one the owner set. On
+ * systemd's socket the workers accept for themselves, one may get most of an address's
+ * connections, and a share would refuse what the owner allowed: each holds the whole limit.
  */
-const share = (limit: number, workers: number): number => Math.ceil(limit / workers);
+const shareOf = (workers: number, systemdFd: number | undefined) => (limit: number): number => (systemdFd === undefined ? Math.ceil(limit / workers) : limit);
 
 /** The route groups the settings switch on, beside the five endpoints and health. */
-function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined, limits: WindowLimits | undefined): Area[] {
+function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined, limits: WindowLimits | undefined, share: (limit: number) => number): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
   // In memory, per process: with --workers each worker counts its share, so the total stays the
   // one set; counted in a shared database, each counts toward the whole.
-  const [registrationsPerAddress, registrationsPerHour] = [config.registrationsPerAddress, config.registrationsPerHour].map((n) => (limits ? n : share(n, config.workers)));
+  const [registrationsPerAddress, registrationsPerHour] = [config.registrationsPerAddress, config.registrationsPerHour].map((n) => (limits ? n : share(n)));
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
@@ -258,35 +261,27 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   const metrics = config.metrics ? createMetrics({ hashLoad: service.hashLoad }) : undefined;
   const logRequests = config.logLevel === 'info' || config.logLevel === 'debug';
   // One count for /auth and the account page's login; with --workers, each worker's share.
-  const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(share(config.addressLoginLimit, config.workers), ADDRESS_LOGIN_WINDOW_MS).take : undefined;
+  const share = shareOf(config.workers, systemdFd);
+  const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(share(config.addressLoginLimit), ADDRESS_LOGIN_WINDOW_MS).take : undefined;
   let requestId = 0;
-  // Past --max-connections, a connection's request is refused 503 (in-band on /join) and the
-  // connection closed. Node's own cap (server.maxConnections, left unset) would close it without
-  // a word, which a LauncherServer takes as a failure it does not catch; so every connection is
-  // accepted and answered, bounded by the process's open files (LimitNOFILE in deploy/).
-  let open = 0;
-  const overCap = new WeakSet<Socket>();
-  const count = (socket: Socket): void => {
-    if (++open > config.maxConnections) overCap.add(socket);
-    socket.once('close', () => open--);
-  };
-  // Past --max-connections-per-address (a worker's share of it), a direct client's connection
-  // is counted nowhere; it has OVER_CAP_GRACE_MS to send a request, which is let in only with the
-  // API key (a relay's), else refused as above. So one address cannot take every slot, and
-  // /health and players from other addresses are still answered.
   const relays: AddressList = addressList(config.relay);
   const proxies: AddressList = addressList(config.trustProxy);
-  // node:cluster deals connections to the workers in turn, so each holding its share keeps the total.
-  const perAddressCap = share(config.maxConnectionsPerAddress, config.workers);
-  const byAddress = new Map<string, number>();
-  const overAddressCap = new WeakMap<Socket, NodeJS.Timeout>();
+  // Every connection is accepted and counted until it closes; one refused is refused by an answer
+  // on its request (503; in-band on /join), as a LauncherServer crashes on a connection closed
+  // without a word (Node's own server.maxConnections would do that).
+  const connections = createConnections({
+    max: config.maxConnections,
+    perAddress: share(config.maxConnectionsPerAddress),
+    trusted: (peer) => relays(peer) || proxies(peer),
+    graceMs: OVER_CAP_GRACE_MS,
+  });
   const app = createApp(service, {
     basePath,
     apiKey: config.apiKey,
     loginLimit,
     relays,
     proxies,
-    areas: areas(service, config, metrics?.render, loginLimit, limits),
+    areas: areas(service, config, metrics?.render, loginLimit, limits, share),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
       metrics || logRequests
@@ -297,19 +292,13 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
           }
         : undefined,
     shed: (req, res, caller) => {
-      const grace = overAddressCap.get(req.socket);
-      if (grace !== undefined) {
-        clearTimeout(grace);
-        overAddressCap.delete(req.socket);
-        if (caller.relay) count(req.socket);
-        else {
-          res.setHeader('connection', 'close');
-          throw new HttpError(503, 'Too many connections from this address; try again in a moment', { 'retry-after': '1' }, 'address_connections', HELD_REFUSAL_MS);
-        }
-      }
-      if (!overCap.has(req.socket)) return;
+      const refusal = connections.admit(req.socket, caller.relay);
+      if (refusal === undefined) return;
       res.setHeader('connection', 'close');
-      throw new HttpError(503, 'Too many connections; try again in a moment', { 'retry-after': '1' }, 'connections');
+      if (refusal === 'address_connections') {
+        throw new HttpError(503, 'Too many connections from this address; try again in a moment', { 'retry-after': '1' }, refusal, HELD_REFUSAL_MS);
+      }
+      throw new HttpError(503, 'Too many connections; try again in a moment', { 'retry-after': '1' }, refusal);
     },
   });
   const inFlight = new Set<ServerResponse>();
@@ -324,26 +313,17 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     },
     (req, res) => {
       inFlight.add(res);
-      res.once('close', () => inFlight.delete(res));
+      connections.began(req.socket);
+      res.once('close', () => {
+        inFlight.delete(res);
+        connections.ended(req.socket);
+      });
       // While stopping, no answer promises a kept-alive connection the stop is about to close.
       if (stopping) res.setHeader('connection', 'close');
       app(req, res);
     },
   );
-  server.on('connection', (socket: Socket) => {
-    const peer = socket.remoteAddress ?? '';
-    if (relays(peer) || proxies(peer)) return count(socket);
-    const key = perAddressKey(peer);
-    const held = (byAddress.get(key) ?? 0) + 1;
-    byAddress.set(key, held);
-    socket.once('close', () => {
-      const left = byAddress.get(key)! - 1;
-      if (left === 0) byAddress.delete(key);
-      else byAddress.set(key, left);
-    });
-    if (held <= perAddressCap) return count(socket);
-    overAddressCap.set(socket, setTimeout(() => socket.destroy(), OVER_CAP_GRACE_MS).unref());
-  });
+  server.on('connection', (socket: Socket) => connections.accept(socket));
   server.on('clientError', answerClientError);
   // Node's own answers to these carry no envelope: CONNECT is closed without a word, an Expect
   // other than 100-continue gets an empty 417.

@@ -238,7 +238,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'headersTimeout', flag: 'headers-timeout', arg: 'SECONDS', fallback: String(DEFAULT_HEADERS_TIMEOUT_SECONDS), help: 'time a client has to send its headers', ...integer(1, 3600) },
   { key: 'requestTimeout', flag: 'request-timeout', arg: 'SECONDS', fallback: String(DEFAULT_REQUEST_TIMEOUT_SECONDS), help: 'time a client has to send its whole request', ...integer(1, 3600) },
   { key: 'keepAliveTimeout', flag: 'keep-alive-timeout', arg: 'SECONDS', fallback: String(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), help: 'idle time before a kept-alive connection is closed', ...integer(1, 3600) },
-  { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections served (each worker); a request on one more is answered 503 (false on /join) and its connection closed', ...integer(1, 1_000_000) },
+  { key: 'maxConnections', flag: 'max-connections', arg: 'N', fallback: String(DEFAULT_MAX_CONNECTIONS), help: 'open connections of direct callers (each worker), and as many again of relays, trusted proxies and callers with the API key; at the bound, the connection of the address holding the most that has sent nothing (else is idle) is closed, and one with nothing to close is answered 503 (false on /join)', ...integer(1, 1_000_000) },
   {
     key: 'maxConnectionsPerAddress',
     flag: 'max-connections-per-address',

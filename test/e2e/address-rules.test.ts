@@ -1,5 +1,7 @@
 // Per-address rules besides the login budget (fairness.test.ts), with their flags: the
-// connection cap (--max-connections-per-address, each worker holding its share), a refusal held a
+// connection cap (--max-connections-per-address, each worker holding its share, or the whole cap
+// under socket activation), room made at --max-connections by closing a connection of the address
+// holding the most while the relay and keyed callers are counted apart, a refusal held a
 // second (and not behind a trusted proxy, whose connection its clients share), --trust-proxy
 // taking the client from X-Forwarded-For only from a listed proxy, and a connection that got an
 // error answer closed by the server even when the client never closes its side. Every client is
@@ -11,6 +13,7 @@ import { startServer, tempDir, RUNTIME, type RunningServer } from '../helpers/pr
 import { call, type Answer } from '../helpers/call.ts';
 import { pool } from '../helpers/pool.ts';
 import { connect } from '../helpers/raw-connection.ts';
+import { startActivated } from '../helpers/socket-activation.ts';
 import { metricSample, requestLines, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -166,6 +169,27 @@ describe('connections', () => {
     }
   });
 
+  test('--max-connections 4, all held by one address: a newcomer from another is served (one of the idle ones closed for it), and the relay and a caller with the API key are counted apart, never refused', async () => {
+    const KEY = 'address-rules-key-0123456789';
+    const s = await startServer(['--db', pathJoin(tmp.dir, 'room.db'), '--max-connections', '4', '--api-key', KEY]);
+    try {
+      const filler = await pool([0, 1, 2, 3], 4, () => connect(s.port, '127.0.1.110'));
+      const health = (from: string, path = '/health'): Promise<Answer> => call(s.port, path, { from, timeoutMs: 5000 });
+      assert.equal((await health('127.0.1.111')).status, 200, 'a newcomer from an address not taking part');
+      assert.ok(await waitUntil(() => filler.some((c) => c.isClosed()), 5000), 'a connection of the address holding the most was closed for it');
+      assert.equal(filler.filter((c) => c.isClosed()).length, 1, 'one, and only one');
+      // Four more of the filler's: each closes one of its own, never what others hold or send.
+      const more = await pool([0, 1, 2, 3], 4, () => connect(s.port, '127.0.1.110'));
+      assert.ok(await waitUntil(() => [...filler, ...more].filter((c) => !c.isClosed()).length <= 4, 5000), 'the filler keeps at most the bound');
+      const keyed = await call(s.port, `/profiles?key=${KEY}`, { from: '127.0.1.112', body: [] });
+      assert.deepEqual([keyed.status, keyed.body], [200, { success: true, result: [] }], 'a caller with the API key');
+      assert.equal((await health('127.0.0.1')).status, 200, 'the relay (this host)');
+      for (const c of [...filler, ...more]) c.socket.destroy();
+    } finally {
+      await s.stop();
+    }
+  });
+
   test('--workers 2 --address-login-limit 10: the budget holds for the workers together (each counts half)', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
     const s = await startServer(['--db', pathJoin(tmp.dir, 'workers-budget.db'), '--workers', '2', '--address-login-limit', '10']);
     try {
@@ -178,6 +202,22 @@ describe('connections', () => {
       assert.ok(counted >= 5 && counted <= 10, `${counted} of 30 logins let through`);
     } finally {
       await s.stop();
+    }
+  });
+
+  test('under socket activation, --workers 2: one address is served all 64 connections its cap allows (the workers accept for themselves, unevenly, so each holds the whole cap)', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
+    const s = await startActivated(['--db', pathJoin(tmp.dir, 'activated-cap.db'), '--workers', '2'], 1);
+    try {
+      await s.waitForLine('both workers listening', (l) => /2 workers/.test(String(l.msg)));
+      const conns = await pool(Array.from({ length: 64 }, (_, i) => i), 16, () => connect(s.port, '127.0.1.97'));
+      for (const c of conns) c.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      assert.ok(await waitUntil(() => conns.every((c) => /HTTP\/1\.1 \d{3}/.test(c.text()) || c.isClosed()), 10_000), 'not all answered');
+      const statuses = conns.map((c) => /HTTP\/1\.1 (\d{3})/.exec(c.text())?.[1] ?? 'closed');
+      assert.deepEqual(statuses.filter((st) => st !== '200'), [], 'every one of the 64 is served');
+      for (const c of conns) c.socket.destroy();
+      assert.equal(await s.end(), 0, s.output());
+    } finally {
+      s.kill();
     }
   });
 

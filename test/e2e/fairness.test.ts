@@ -1,4 +1,6 @@
-// Fair under abuse, with the default flags: one hostile address cannot keep real players out.
+// Fair under abuse, with the default flags: one hostile address, or 64 holding idle connections,
+// cannot keep real players out, nor the relay; one address cannot run the process out of file
+// descriptors.
 // The per-address login budget (--address-login-limit) holds direct callers, and never a relay:
 // a caller with the API key, or one whose address is in --relay (by default this host: a
 // LauncherServer beside the service), which calls for a whole community from one address. These
@@ -10,13 +12,13 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
 import { join as pathJoin } from 'node:path';
-import { startServer, tempDir } from '../helpers/process.ts';
+import { startRaw, startServer, tempDir } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
 import { pool } from '../helpers/pool.ts';
 import { addPlayers } from '../helpers/players.ts';
-import { metricSample, requestLines, sleep } from './util.ts';
-import { connect } from '../helpers/raw-connection.ts';
+import { metricSample, requestLines, sleep, until } from './util.ts';
+import { connect, type Conn } from '../helpers/raw-connection.ts';
 
 const tmp = tempDir();
 const ADMIN = 'fairness-admin-token-0123';
@@ -62,6 +64,88 @@ describe('1,100 idle connections from one address (default flags)', () => {
     const open = held.filter((c) => !c.isClosed()).length;
     assert.ok(open <= 64, `${open} of the 1,100 are still open`);
     for (const c of held) c.socket.destroy();
+  });
+});
+
+/**
+ * Keeps `each` idle connections open from every address of `from`: one that closes is opened
+ * again `againMs` later, until the function returned is called (which closes them all). The
+ * connections send nothing. `opened` counts the connections made so far.
+ */
+function holdIdle(port: number, from: string[], each: number, againMs: number): { opened: () => number; stop: () => void } {
+  let running = true;
+  let opened = 0;
+  const open = new Set<Conn>();
+  const keep = async (address: string): Promise<void> => {
+    while (running) {
+      const c = await connect(port, address).catch(() => undefined);
+      if (c) {
+        opened++;
+        open.add(c);
+        await c.closed;
+        open.delete(c);
+      }
+      await sleep(againMs);
+    }
+  };
+  for (const address of from) for (let i = 0; i < each; i++) void keep(address);
+  return {
+    opened: () => opened,
+    stop: () => {
+      running = false;
+      for (const c of open) c.socket.destroy();
+    },
+  };
+}
+
+describe('64 addresses, each holding 61 idle connections (under its cap of 64) and opening one again 50 ms after it closes (default flags)', () => {
+  test('the relay and 10 addresses not taking part log in: 95% of 60 within 2 s; /health from another address answers', async () => {
+    const s = await startServer(['--db', pathJoin(tmp.dir, 'idle-many.db'), '--admin-token', ADMIN]);
+    const names = Array.from({ length: 10 }, (_, i) => `Idle${i}`);
+    await addPlayers(s.port, ADMIN, names, PASSWORD);
+    const holders = holdIdle(s.port, Array.from({ length: 64 }, (_, i) => `127.0.2.${i + 1}`), 61, 50);
+    try {
+      // Under way: well past --max-connections (1,024) opened.
+      assert.ok(await until(async () => holders.opened() >= 3000, 60_000), `only ${holders.opened()} connections opened`);
+      // 60 logins, two at a time: through the relay (127.0.0.1, this host, a relay by default) and from 10 other addresses.
+      const times = await pool(Array.from({ length: 60 }, (_, i) => i), 2, async (i) => {
+        const from = i % 2 === 0 ? '127.0.0.1' : `127.0.5.${(i % 10) + 1}`;
+        const sent = performance.now();
+        const r = await login(s.port, names[i % 10]!, from).catch((err: Error) => ({ status: 0, body: err.message }) as Answer);
+        return r.status === 200 ? performance.now() - sent : Infinity;
+      });
+      const quick = times.filter((ms) => ms <= 2000).length;
+      const health = await call(s.port, '/health', { from: '127.0.5.20', timeoutMs: 5000 });
+      assert.equal(health.status, 200, JSON.stringify(health.body));
+      assert.ok(quick >= 57, `${quick} of 60 logins within 2 s; slowest: ${times.sort((a, b) => b - a).slice(0, 5).map(Math.round).join(', ')} ms`);
+    } finally {
+      holders.stop();
+      await s.stop();
+    }
+  });
+});
+
+describe('every accepted socket is counted until it closes', () => {
+  test('one address opening 1,100 connections again and again cannot run a 400-descriptor process out of them: /health from another address and a login answer', async () => {
+    const db = pathJoin(tmp.dir, 'descriptors.db');
+    const seed = await startServer(['--db', db, '--admin-token', ADMIN]);
+    await addPlayers(seed.port, ADMIN, ['Steve'], PASSWORD);
+    await seed.stop();
+    const s = await startRaw(['serve', '--port', '0', '--db', db, '--max-connections', '150'], { wrap: ['prlimit', '--nofile=400:400'] });
+    const holders = holdIdle(s.port, ['127.0.1.70'], 1100, 50);
+    try {
+      assert.ok(await until(async () => holders.opened() >= 2000, 60_000), `only ${holders.opened()} connections opened`);
+      for (let i = 0; i < 5; i++) {
+        const health = await call(s.port, '/health', { from: '127.0.1.71', timeoutMs: 5000 });
+        assert.equal(health.status, 200, JSON.stringify(health.body));
+      }
+      const r = await login(s.port, 'Steve', '127.0.1.72');
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.doesNotMatch(s.stderr() + s.stdout(), /EMFILE|too many open files/i);
+    } finally {
+      holders.stop();
+      await s.stop();
+    }
   });
 });
 

@@ -235,9 +235,12 @@ export interface RawServer {
   stop: () => Promise<number | null>;
 }
 
-/** Starts `server.js ...args` exactly as given (or a copy at `script`) and resolves on the line that says where it listens. */
-export async function startRaw(args: string[], opts: { env?: Record<string, string>; cwd?: string; script?: string } = {}): Promise<RawServer> {
-  const s = await spawnListening([...serverCommand(opts.script), ...args], opts);
+/**
+ * Starts `server.js ...args` exactly as given (or a copy at `script`; under `wrap`, a command
+ * that runs the rest, such as prlimit) and resolves on the line that says where it listens.
+ */
+export async function startRaw(args: string[], opts: { env?: Record<string, string>; cwd?: string; script?: string; wrap?: string[] } = {}): Promise<RawServer> {
+  const s = await spawnListening([...(opts.wrap ?? []), ...serverCommand(opts.script), ...args], opts);
   return { line: s.line, host: s.host, port: s.port, stdout: s.stdout, stderr: s.stderr, waitFor: s.waitFor, stop: async () => (await s.stop()).code };
 }
 
