@@ -3,30 +3,45 @@
 // bounded memory and is refused at once instead of queueing without end. Fair in two ways: a
 // name is checked once at a time (its other logins wait their turn outside the pool, so a flood
 // for a few names holds a place each and the queue serves names in turn); and a freed slot goes to
-// the caller holding the fewest places (all relays counted as one), and when the pool is full, the
-// direct caller holding the most gives a place up to a newcomer holding fewer.
+// the caller holding the fewest places (all relays counted as one), the login most likely to be
+// real first. When the pool is full, the direct caller holding the most gives a place up to a
+// newcomer holding fewer; failing that, the login least likely to be real gives its place up to a
+// newcomer more likely to be (a relay's logins are told apart this way alone).
 
 /** Why there is no place: the pool is full, or the caller already holds the largest share of it. */
 export type NoPlace = 'busy' | 'share';
 
+/**
+ * How likely a login is to be a player's, which a full pool keeps first: 2 for a client that
+ * logged in to the name before, 1 for a name without recent failures, 0 for the rest.
+ */
+export type Standing = 0 | 1 | 2;
+
 export interface HashSlot {
-  /** Resolves when this slot may hash: true; false when its place went to a caller holding fewer. */
-  ready: Promise<boolean>;
-  /** Gives the slot back (or leaves the queue); safe to call more than once. */
-  release: () => void;
+  /** Resolves when this slot may hash: true; else why its place was given up to another. */
+  ready: Promise<true | NoPlace>;
+  /**
+   * Gives the slot back (or leaves the queue); safe to call more than once. `timed`: its time
+   * from start to release is a check's, drawn on by recentCheckMs (false for one that hashed nothing).
+   */
+  release: (timed?: boolean) => void;
 }
 
 export interface HashPool {
-  /** A place, running or waiting, for `holder` (a direct caller's address; none for a relay, bound by the pool alone). */
-  reserve: (holder?: string) => HashSlot | NoPlace;
-  /** Why `reserve` would find no place for `holder` now; undefined when it would find one. Takes nothing. */
-  refusal: (holder?: string) => NoPlace | undefined;
   /**
-   * Resolves when `name` has no check before this one; call the function given when this one is
-   * over. Undefined when `nameQueue` logins of the name wait already.
+   * A place, running or waiting, for `holder` (a direct caller's address; none for a relay, bound
+   * by the pool alone), for the check of `name` whose turn it has: a more likely login waiting for
+   * that turn lends the place its standing, so it is not held up behind a less likely one.
    */
-  turn: (name: string) => Promise<() => void> | undefined;
-  /** How long one of the recent checks took, from its reservation to its release, queueing included; none before the first. */
+  reserve: (holder?: string, standing?: Standing, name?: string) => HashSlot | NoPlace;
+  /**
+   * Resolves when it is this login's turn to check `name` (the login of the highest standing
+   * waiting goes first): call the function given when its check is over. Undefined when
+   * `nameQueue` logins of the name wait already, none of them of a lower standing; else the
+   * newest of the lowest gives its place up, and resolves to undefined.
+   */
+  turn: (name: string, standing?: Standing) => Promise<(() => void) | undefined> | undefined;
+  /** How long one of the recent checks ran, from its start to its release (its queueing not included); none before the first. */
   recentCheckMs: () => number | undefined;
   readonly running: number;
   readonly waiting: number;
@@ -34,7 +49,10 @@ export interface HashPool {
 
 interface Place {
   holder: string | undefined;
-  start: (ok: boolean) => void;
+  standing: Standing;
+  name: string | undefined;
+  start: (ok: true | NoPlace) => void;
+  /** When it started running. */
   since: number;
 }
 
@@ -45,8 +63,10 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
   const running = new Set<Place>();
   const queue: Place[] = [];
   const held = new Map<string, number>();
-  /** Each name's logins, checking or waiting their turn, and the end of the last one's turn. */
-  const turns = new Map<string, { count: number; last: Promise<void> }>();
+  /** Each name's logins waiting their turn, while one has it. */
+  const turns = new Map<string, { standing: Standing; go: (over: (() => void) | undefined) => void }[]>();
+  /** The place of the login whose turn a name is, while it has one. */
+  const turnPlaces = new Map<string, Place>();
   const recent: number[] = [];
   const holds = (holder: string | undefined): number => (holder === undefined ? 0 : (held.get(holder) ?? 0));
   /** Places of relays, which count as one caller when a freed slot is served. */
@@ -56,69 +76,85 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
     else if (holds(holder) + n === 0) held.delete(holder);
     else held.set(holder, holds(holder) + n);
   };
-  /** The newest waiting place of the direct caller holding the most, when that is at least two more than `holder` holds. */
-  const loser = (holder: string | undefined): Place | undefined => {
+  /**
+   * The waiting place to give up for a newcomer of `holder` and `standing`, and why: the newest of
+   * the direct caller holding the most, when that is at least two more than `holder` holds; else
+   * the newest of the lowest standing, when lower than the newcomer's.
+   */
+  const loser = (holder: string | undefined, standing: Standing): [Place, NoPlace] | undefined => {
     let top: Place | undefined;
-    for (const place of queue) if (place.holder !== undefined && holds(place.holder) >= holds(top?.holder)) top = place;
-    return top && holds(top.holder) >= holds(holder) + 2 ? top : undefined;
+    let low: Place | undefined;
+    for (const place of queue) {
+      if (place.holder !== undefined && holds(place.holder) >= holds(top?.holder)) top = place;
+      if (place.standing <= (low?.standing ?? 2)) low = place;
+    }
+    if (top && holds(top.holder) >= holds(holder) + 2) return [top, 'share'];
+    return low && low.standing < standing ? [low, 'busy'] : undefined;
   };
   const full = (): boolean => running.size >= concurrency && queue.length >= queueSize;
-  const refusal = (holder?: string): NoPlace | undefined => {
-    if (!full() || loser(holder)) return undefined;
-    return holds(holder) > 0 ? 'share' : 'busy';
-  };
-  /** The first waiting place of the caller holding the fewest (all relays as one): a flood does not make others wait behind its queue. */
+  /** The first waiting place of the caller holding the fewest (all relays as one), of the highest standing among them: a flood does not make others wait behind its queue. */
   const next = (): Place => {
-    const weight = (place: Place): number => (place.holder === undefined ? relayed : holds(place.holder));
+    const weight = (place: Place): number => (place.holder === undefined ? relayed : holds(place.holder)) * 3 - place.standing;
     let at = 0;
     for (let i = 1; i < queue.length; i++) if (weight(queue[i]!) < weight(queue[at]!)) at = i;
     return queue.splice(at, 1)[0]!;
   };
   const run = (place: Place): void => {
     running.add(place);
+    place.since = performance.now();
     place.start(true);
   };
-  const leave = (place: Place): void => {
+  const leave = (place: Place, timed = true): void => {
     const at = queue.indexOf(place);
     const ran = at === -1 && running.delete(place);
     if (at === -1 && !ran) return; // released before
     if (at !== -1) queue.splice(at, 1);
     hold(place.holder, -1);
+    if (place.name !== undefined && turnPlaces.get(place.name) === place) turnPlaces.delete(place.name);
     if (!ran) return;
-    recent.push(performance.now() - place.since);
+    if (timed) recent.push(performance.now() - place.since);
     if (recent.length > RECENT_CHECKS) recent.shift();
     if (queue.length > 0) run(next());
   };
 
   return {
-    refusal,
-    reserve(holder) {
-      const no = refusal(holder);
-      if (no) return no;
+    reserve(holder, standing = 1, name) {
       if (full()) {
-        const lost = loser(holder)!;
-        leave(lost);
-        lost.start(false);
+        const lost = loser(holder, standing);
+        if (!lost) return holds(holder) > 0 ? 'share' : 'busy';
+        leave(lost[0]);
+        lost[0].start(lost[1]);
       }
-      const { promise: ready, resolve: start } = Promise.withResolvers<boolean>();
-      const place: Place = { holder, start, since: performance.now() };
+      const { promise: ready, resolve: start } = Promise.withResolvers<true | NoPlace>();
+      const place: Place = { holder, standing, name, start, since: 0 };
+      if (name !== undefined) turnPlaces.set(name, place);
       hold(holder, 1);
       if (running.size < concurrency) run(place);
       else queue.push(place);
-      return { ready, release: () => leave(place) };
+      return { ready, release: (timed) => leave(place, timed) };
     },
-    turn(name) {
-      const line = turns.get(name) ?? { count: 0, last: Promise.resolve() };
-      if (line.count > nameQueue) return undefined;
-      const before = line.last;
-      const { promise, resolve: over } = Promise.withResolvers<void>();
-      line.last = promise;
-      line.count++;
-      turns.set(name, line);
-      return before.then(() => () => {
-        if (--line.count === 0) turns.delete(name);
-        over();
-      });
+    turn(name, standing = 1) {
+      const over = (): void => {
+        const line = turns.get(name)!;
+        let at = -1;
+        for (let i = 0; i < line.length; i++) if (line[i]!.standing > (line[at]?.standing ?? -1)) at = i;
+        if (at === -1) turns.delete(name);
+        else line.splice(at, 1)[0]!.go(over);
+      };
+      const line = turns.get(name);
+      if (!line) {
+        turns.set(name, []);
+        return Promise.resolve(over);
+      }
+      if (line.length >= nameQueue) {
+        let low = -1;
+        for (let i = 0; i < line.length; i++) if (line[i]!.standing <= (line[low]?.standing ?? 2)) low = i;
+        if (low === -1 || line[low]!.standing >= standing) return undefined;
+        line.splice(low, 1)[0]!.go(undefined);
+      }
+      const ahead = turnPlaces.get(name);
+      if (ahead && ahead.standing < standing) ahead.standing = standing;
+      return new Promise((go) => line.push({ standing, go }));
     },
     recentCheckMs: () => (recent.length === 0 ? undefined : recent[Math.floor(Math.random() * recent.length)]),
     get running() {

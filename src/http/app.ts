@@ -81,6 +81,17 @@ export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined):
   if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'address_budget', caller!.proxied ? 0 : HELD_REFUSAL_MS);
 }
 
+/**
+ * How long the answer to a refusal is held back: HttpError's heldMs, and a second for a login
+ * the hash pool had no place for (so a flood cannot spin on the refusal), unless a trusted proxy
+ * forwarded it (holding would take the proxy's connection, which its other clients share).
+ */
+function heldFor(req: IncomingMessage, err: unknown): number {
+  if (err instanceof HttpError) return err.heldMs;
+  const pool = err instanceof ServiceError && (err.rule === 'pool_busy' || err.rule === 'pool_share');
+  return pool && !callers.get(req)?.proxied ? HELD_REFUSAL_MS : 0;
+}
+
 /** The route of a request that matched none. */
 const UNMATCHED = 'unmatched';
 /** The status of a request whose client left before its answer was sent (nginx's number for it). */
@@ -216,11 +227,11 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     const rule = err instanceof HttpError ? err.refusal : err instanceof ServiceError ? err.rule : undefined;
     if (rule) note(res, { reason: rule });
     if (req.socket.destroyed) return; // the client is gone: no one to answer
-    if (err instanceof HttpError && err.heldMs > 0 && !held) {
+    if (heldFor(req, err) > 0 && !held) {
       // One held answer a connection: one that sends more meanwhile (pipelining past its refusal) is cut off.
       if (holding.has(req.socket)) return void req.socket.destroy();
       holding.add(req.socket);
-      return void setTimeout(() => holding.delete(req.socket) && fail(req, res, route, err, true), err.heldMs);
+      return void setTimeout(() => holding.delete(req.socket) && fail(req, res, route, err, true), heldFor(req, err));
     }
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();

@@ -7,7 +7,7 @@ export const MEMORY_DB = ':memory:';
 export function createMemoryStore(): Store {
   const users = new Map<string, User>(); // by id
   const idByName = new Map<string, string>(); // lower-case name -> id
-  const tokens = new Map<string, { userId: string; expiresAt: number }>(); // by digest, in the order stored
+  const tokens = new Map<string, { userId: string; expiresAt: number; client?: string }>(); // by digest, in the order stored
   const joins = new Map<string, { serverId: string; at: number }>(); // by user id
   const failures = new Map<string, { failures: number; lastAt: number }>(); // by the service's keys, in order of the last failure
   const textures = new Map<string, Buffer>(); // by hash
@@ -114,11 +114,11 @@ export function createMemoryStore(): Store {
       endSessions(id);
       return true;
     },
-    async recordLogin(userId, verifiedHash, digest, now, expiresAt, maxLive) {
+    async recordLogin(userId, verifiedHash, digest, now, expiresAt, maxLive, client) {
       const u = users.get(userId);
       if (!u || u.lockedAt !== null || u.passwordHash !== verifiedHash) return false;
       u.lastLoginAt = now;
-      tokens.set(digest, { userId, expiresAt });
+      tokens.set(digest, { userId, expiresAt, client });
       // A Map keeps the order of storing: newest last, whatever the clocks said.
       const live = [...tokens].filter(([, t]) => t.userId === userId && t.expiresAt > now).map(([d]) => d);
       const keep = new Set(live.reverse().slice(0, maxLive));
@@ -135,6 +135,10 @@ export function createMemoryStore(): Store {
       const u = byName(name);
       const j = u && joins.get(u.id);
       return j && j.serverId === serverId && j.at > since ? copy(u) : undefined;
+    },
+    async hasClient(name, client, now) {
+      const user = byName(name);
+      return user !== undefined && [...tokens.values()].some((t) => t.userId === user.id && t.client === client && t.expiresAt > now);
     },
     async findUserByToken(digest, now) {
       const t = tokens.get(digest);

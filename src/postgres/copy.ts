@@ -56,7 +56,7 @@ export const TABLES: Table[] = [
     order: byKey('id'),
     batch: BATCH_ROWS,
   },
-  { name: 'tokens', columns: { digest: 'text', user_id: 'text', issued_at: 'int', expires_at: 'int' }, order: { sqlite: 'rowid', postgres: 'stored' }, batch: BATCH_ROWS },
+  { name: 'tokens', columns: { digest: 'text', user_id: 'text', issued_at: 'int', expires_at: 'int', client: 'text' }, order: { sqlite: 'rowid', postgres: 'stored' }, batch: BATCH_ROWS },
   { name: 'joins', columns: { user_id: 'text', server_id: 'text', joined_at: 'int' }, order: byKey('user_id'), batch: BATCH_ROWS },
   { name: 'invites', columns: { digest: 'text', uses_left: 'int', created_at: 'int', expires_at: 'int' }, order: byKey('digest'), batch: BATCH_ROWS },
   { name: 'reset_codes', columns: { user_id: 'text', digest: 'text', expires_at: 'int' }, order: byKey('user_id'), batch: BATCH_ROWS },

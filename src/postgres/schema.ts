@@ -73,6 +73,9 @@ export const MIGRATIONS: string[] = [
      count INTEGER NOT NULL
    );
    CREATE INDEX window_counts_by_start ON window_counts (started_at);`,
+  // Who each token was issued to (a digest of its clientToken or address): a client that logged
+  // in before is held by its own failed logins only.
+  `ALTER TABLE tokens ADD COLUMN client TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -279,11 +279,11 @@ export async function createPostgresStore(sql: Sql): Promise<Store> {
     // The UPDATE checks the lock and the hash on the row's latest version and holds the row: a
     // lock, removal or password change lands wholly before (and this stores nothing) or after
     // (and ends the token stored here). Two logins of one player take turns, so pruning counts right.
-    recordLogin: (userId, verifiedHash, digest, now, expiresAt, maxLive) =>
+    recordLogin: (userId, verifiedHash, digest, now, expiresAt, maxLive, client) =>
       transaction(sql, async (tx) => {
         const seen = await tx`UPDATE users SET last_login_at = ${now} WHERE id = ${userId} AND locked_at IS NULL AND password_hash = ${verifiedHash}`;
         if (seen.count === 0) return false;
-        await tx`INSERT INTO tokens (digest, user_id, issued_at, expires_at) VALUES (${digest}, ${userId}, ${now}, ${expiresAt})`;
+        await tx`INSERT INTO tokens (digest, user_id, issued_at, expires_at, client) VALUES (${digest}, ${userId}, ${now}, ${expiresAt}, ${client ?? null})`;
         await tx`DELETE FROM tokens WHERE user_id = ${userId} AND (expires_at <= ${now} OR stored NOT IN (
                    SELECT stored FROM tokens WHERE user_id = ${userId} AND expires_at > ${now} ORDER BY stored DESC LIMIT ${maxLive}))`;
         return true;
@@ -302,6 +302,8 @@ export async function createPostgresStore(sql: Sql): Promise<Store> {
         await sql<PlayerRow[]>`SELECT ${PLAYER} FROM users JOIN joins ON joins.user_id = users.id
                                WHERE name_key = ${name.toLowerCase()} AND server_id = ${serverId} AND joined_at > ${since}`
       ).map(toPlayer)[0],
+    hasClient: async (name, client, now) =>
+      (await sql`SELECT 1 FROM users JOIN tokens ON tokens.user_id = users.id WHERE users.name_key = ${name.toLowerCase()} AND tokens.client = ${client} AND tokens.expires_at > ${now} LIMIT 1`).length > 0,
     findUserByToken: async (digest, now) =>
       (await sql<UserRow[]>`SELECT ${USER} FROM tokens JOIN users ON users.id = tokens.user_id WHERE digest = ${digest} AND expires_at > ${now}`).map(toUser)[0],
 

@@ -1,5 +1,6 @@
 // Managing players: the rules the CLI and the admin API both go through.
 import { randomUUID } from 'node:crypto';
+import type { Standing } from '../crypto/hash-pool.ts';
 import { hashPassword } from '../crypto/password.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { MAX_LOCK_REASON_CHARS } from '../limits.ts';
@@ -23,15 +24,20 @@ export interface NewUser {
   invite?: string;
 }
 
-/** Runs `work` in a slot of the hash pool (for `address`, a direct caller's): refused at once when there is no place. */
-export async function inPool<T>(ctx: Context, address: string | undefined, work: () => Promise<T>): Promise<T> {
-  const slot = ctx.pool.reserve(address);
+/**
+ * Runs `work` in a slot of the hash pool (for `address`, a direct caller's; of `standing`, for the
+ * check of `name` whose turn it has: see HashPool.reserve): refused at once when there is no
+ * place. `timed`: false for work that hashes nothing.
+ */
+export async function inPool<T>(ctx: Context, address: string | undefined, work: () => Promise<T>, { timed = true, standing, name }: { timed?: boolean; standing?: Standing; name?: string } = {}): Promise<T> {
+  const slot = ctx.pool.reserve(address, standing, name);
   if (typeof slot === 'string') throw noPlace(slot);
   try {
-    if (!(await slot.ready)) throw noPlace('share');
+    const ready = await slot.ready;
+    if (ready !== true) throw noPlace(ready);
     return await work();
   } finally {
-    slot.release();
+    slot.release(timed);
   }
 }
 

@@ -2,6 +2,7 @@
 // may do on their own (the account page): sign up, change the password.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Standing } from '../crypto/hash-pool.ts';
 import { hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts';
 import { digestToken, issueToken } from '../crypto/token.ts';
 import { MAX_TOKEN_CHARS, MAX_TOKENS_PER_USER } from '../limits.ts';
@@ -9,9 +10,9 @@ import type { User } from '../store/store.ts';
 import { addUser, hashInPool, inPool, reread, type NewUser } from './accounts.ts';
 import { requireNewPassword, requirePasswordSize, requirePlayerName } from './checks.ts';
 import type { Context } from './context.ts';
-import { busy, noPlace, ServiceError } from './errors.ts';
+import { noPlace, ServiceError } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
-import { admitLoginAttempt, clearLoginFailures, uncountLoginAttempt, UNNAMED_CLIENT, type LoginClient } from './throttle.ts';
+import { admitLoginAttempt, clearLoginFailures, clientDigest, uncountLoginAttempt, UNNAMED_CLIENT, type LoginClient } from './throttle.ts';
 
 export interface AuthResult extends TextureFields {
   username: string;
@@ -58,28 +59,32 @@ export interface LoginOptions {
 }
 
 /**
- * Checks `password` against `stored` in the hash pool, one check of a name at a time. For an
- * unknown name (no `stored`) nothing is hashed: it waits as long as one of the recent checks
- * took, queueing included, and a pool that would refuse a check refuses it too, so neither the
- * time nor the answer tells it from a wrong password (until a first check, the dummy is checked).
+ * Checks `password` against `stored` in the hash pool, one check of a name at a time. An unknown
+ * name (no `stored`) takes its place in the pool's line as a check does, so it waits as long as
+ * the load of the moment makes a check wait (and a full pool refuses it alike); given its slot,
+ * it leaves it at once, costing no one a slot's time, and waits as long as one of the recent
+ * checks ran. So neither the time, at any load, nor the answer tells it from a wrong password,
+ * and it costs no CPU (until a first check, the dummy is checked).
  */
-async function checkInTurn(ctx: Context, name: string, password: string, stored: string | undefined, { address }: LoginClient, callerLeft?: AbortSignal): Promise<boolean> {
-  // No turn when NAME_QUEUE logins of the name wait already: busy.
-  const over = await (ctx.pool.turn(name.toLowerCase()) ?? Promise.reject(busy()));
+async function checkInTurn(ctx: Context, name: string, password: string, stored: string | undefined, { address }: LoginClient, standing: Standing, callerLeft?: AbortSignal): Promise<boolean> {
+  // No turn when NAME_QUEUE logins of the name wait already (or its place went to a more likely login): busy.
+  const key = name.toLowerCase();
+  const over = await ctx.pool.turn(key, standing);
+  if (!over) throw noPlace('busy');
   try {
-    // Asked here for known and unknown names alike, or the answer would tell them apart.
-    if (callerLeft?.aborted) throw callerGone();
     const typical = stored === undefined ? ctx.pool.recentCheckMs() : undefined;
-    if (typical !== undefined) {
-      const refused = ctx.pool.refusal(address);
-      if (refused) throw noPlace(refused);
-      await sleep(typical);
-      return false;
-    }
-    return await inPool(ctx, address, async () => {
-      if (callerLeft?.aborted) throw callerGone();
-      return checkPassword(ctx, password, stored ?? (await dummyHash()));
-    });
+    const matches = await inPool(
+      ctx,
+      address,
+      async () => {
+        // Asked here for known and unknown names alike, or the answer would tell them apart.
+        if (callerLeft?.aborted) throw callerGone();
+        return typical === undefined ? checkPassword(ctx, password, stored ?? (await dummyHash())) : false;
+      },
+      { timed: typical === undefined, standing, name: key },
+    );
+    if (typical !== undefined) await sleep(typical);
+    return matches;
   } finally {
     over();
   }
@@ -87,13 +92,13 @@ async function checkInTurn(ctx: Context, name: string, password: string, stored:
 
 /** A login attempt of `name` through the throttle: the player `find` gives, when `password` is theirs. */
 async function attempt(ctx: Context, name: string, password: string, from: LoginClient, find: () => Promise<User | undefined>, callerLeft?: AbortSignal): Promise<User | undefined> {
-  await admitLoginAttempt(ctx, name, password, from);
+  const standing = await admitLoginAttempt(ctx, name, password, from);
   const began = performance.now();
   let user: User | undefined;
   let matches: boolean;
   try {
     user = await find();
-    matches = await checkInTurn(ctx, name, password, user?.passwordHash, from, callerLeft);
+    matches = await checkInTurn(ctx, name, password, user?.passwordHash, from, standing, callerLeft);
   } catch (err) {
     // Never checked, so it reveals nothing: it must not count toward the throttle either, or a
     // launcher that times out and retries in a login flood would throttle its own player.
@@ -119,20 +124,27 @@ export async function login(ctx: Context, name: string, password: string, { fiel
   // Only after the password: to a guesser a locked account looks like any other.
   if (user.lockedAt !== null) throw locked(user.lockReason);
 
-  const session = await startSession(ctx, user);
-  // Only while the hash is still the one checked: a password changed meanwhile stays.
-  if (needsRehash(user.passwordHash)) await ctx.store.setPasswordHash(user.id, await hashPassword(password), false, undefined, user.passwordHash);
+  const session = await startSession(ctx, user, from);
+  // Only while the hash is still the one checked: a password changed meanwhile stays. The login
+  // has succeeded: a rehash a busy database cannot take now waits for the next login, rather than
+  // answer 503 for a token already issued (a retry would then race this write).
+  if (needsRehash(user.passwordHash)) {
+    await ctx.store.setPasswordHash(user.id, await hashPassword(password), false, undefined, user.passwordHash).catch((err: unknown) => {
+      if (!(err instanceof ServiceError && err.kind === 'busy')) throw err;
+    });
+  }
   return session;
 }
 
 /**
- * Issues a token to the player whose hash was just checked. Refused when a lock, a removal or a
- * password change landed meanwhile: the change wins, and the login is answered as it would be now.
+ * Issues a token to the player whose hash was just checked, kept with who it went to. Refused when
+ * a lock, a removal or a password change landed meanwhile: the change wins, and the login is
+ * answered as it would be now.
  */
-async function startSession(ctx: Context, user: User): Promise<AuthResult> {
+async function startSession(ctx: Context, user: User, to?: LoginClient): Promise<AuthResult> {
   const { token, digest } = issueToken();
   const now = ctx.now();
-  if (!(await ctx.store.recordLogin(user.id, user.passwordHash, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER))) {
+  if (!(await ctx.store.recordLogin(user.id, user.passwordHash, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER, to && clientDigest(to)))) {
     const after = await ctx.store.findUserById(user.id);
     throw after?.lockedAt != null ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
   }

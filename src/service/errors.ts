@@ -21,10 +21,11 @@ export class ServiceError extends Error {
 
 export const invalid = (message: string): ServiceError => new ServiceError('invalid', message);
 export const notFound = (message: string): ServiceError => new ServiceError('not_found', message);
-export const busy = (): ServiceError => new ServiceError('busy', 'The server is busy; try again in a moment', 1);
 /** No place in the hash pool: it is full ('busy', 503), or this address holds the largest share of it ('share', 429). */
 export const noPlace = (why: 'busy' | 'share'): ServiceError =>
-  why === 'busy' ? busy() : new ServiceError('throttled', 'Too many logins from this address are waiting; try again in a moment', 1, 'pool_share');
+  why === 'busy'
+    ? new ServiceError('busy', 'The server is busy; try again in a moment', 1, 'pool_busy')
+    : new ServiceError('throttled', 'Too many logins from this address are waiting; try again in a moment', 1, 'pool_share');
 
 /** At most this much of any input is quoted back in a message: an error line stays readable, whatever was sent. */
 const MAX_QUOTED_CHARS = 64;

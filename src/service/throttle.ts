@@ -2,11 +2,17 @@
 // the counts hold across restarts, processes and nodes), so that a guesser slows down only itself:
 // after FREE_LOGIN_FAILURES a client waits a delay that doubles with every failure, up to
 // THROTTLE_MAX_MS. The failures of a name from all clients together have a ceiling,
-// NAME_FAILURE_CEILING, past which the name waits for everyone: that holds a guesser who spreads
-// over many clients. A name held back by others (the ceiling, or a relay whose players all count
-// as one client) still has a password checked every THROTTLED_CHECK_MS, one already refused here
-// under throttle: a player who retries the same password gets in, a guesser with new ones does not.
+// NAME_FAILURE_CEILING, past which the name waits for every client that has not logged in to it
+// before: that holds a guesser who spreads over many clients (rotating clientTokens, addresses).
+// A client that has (a live token was issued to its clientToken or address: OWASP's "device
+// cookie") is held by its own failures only, so no one else's guessing locks it out. A name held
+// back by others (the ceiling, or a relay whose players all count as one client) still has a
+// password checked every THROTTLED_CHECK_MS, one already refused here under throttle: a player
+// who retries the same password gets in, a guesser with new ones does not. Clients with an
+// identity and those without (a relay's players) take turns at these checks apart, so a guesser
+// replaying with a clientToken cannot take the checks of a player who sends none.
 import { createHmac, randomBytes } from 'node:crypto';
+import { digestToken } from '../crypto/token.ts';
 import {
   FORGET_FAILURES_AFTER_MS,
   FREE_LOGIN_FAILURES,
@@ -17,6 +23,7 @@ import {
   THROTTLE_MAX_MS,
   THROTTLED_CHECK_MS,
 } from '../limits.ts';
+import type { Standing } from '../crypto/hash-pool.ts';
 import type { LoginFailures } from '../store/store.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
@@ -42,8 +49,11 @@ export function throttledUntil({ failures, lastAt }: LoginFailures, free = FREE_
   return lastAt + Math.min(THROTTLE_BASE_MS * 2 ** (failures - free), THROTTLE_MAX_MS);
 }
 
-/** The store's keys of a login's counts: the name's, the name's from this client, and the checks of the name held back by others. */
-const keysOf = (name: string, client: LoginClient): string[] => [name, `${name} ${client.id}`, `${name} !`].map((key) => key.toLowerCase());
+/** The store's keys of a login's counts: the name's, the name's from this client, and the checks of the name held back by others (for clients with an identity, or without). */
+const keysOf = (name: string, client: LoginClient): string[] => [name, `${name} ${client.id}`, `${name} ${client.shared ? '!' : '?'}`].map((key) => key.toLowerCase());
+
+/** Who a token is issued to, as the store keeps it (see Store.hasClient); none for a client that stands for many. */
+export const clientDigest = (client: LoginClient): string | undefined => (client.shared ? undefined : digestToken(client.id));
 
 /** The key of the digests in Context.refusedRetries; it never leaves this process. */
 const retryKey = randomBytes(32);
@@ -51,15 +61,20 @@ const retryKey = randomBytes(32);
 /**
  * Counts the attempt as a failure of the name and of its client before any hash is computed, in
  * one atomic step of the store, so that guesses sent in parallel (or to another process on the
- * same database) already see it; a success clears it. Refuses a throttled attempt (429).
+ * same database) already see it; a success clears it. Refuses a throttled attempt (429). Resolves
+ * to the attempt's standing in a full hash pool: a known client's first, then a name's that few
+ * have failed.
  */
-export async function admitLoginAttempt(ctx: Context, name: string, password: string, client: LoginClient): Promise<void> {
+export async function admitLoginAttempt(ctx: Context, name: string, password: string, client: LoginClient): Promise<Standing> {
   const now = ctx.now();
   const retry = createHmac('sha256', retryKey).update(`${name.toLowerCase()}\n${password}`).digest('base64');
+  const known = !client.shared && (await ctx.store.hasClient(name, clientDigest(client)!, now));
   let wait = 0;
+  let standing: Standing = known ? 2 : 1;
   await ctx.store.updateLoginFailures(keysOf(name, client), now - FORGET_FAILURES_AFTER_MS, ([all, mine, checks]) => {
+    if (!known && all.failures >= FREE_LOGIN_FAILURES) standing = 0;
     const own = client.shared ? 0 : throttledUntil(mine);
-    const byOthers = Math.max(throttledUntil(all, NAME_FAILURE_CEILING), client.shared ? throttledUntil(mine) : 0);
+    const byOthers = known ? 0 : Math.max(throttledUntil(all, NAME_FAILURE_CEILING), client.shared ? throttledUntil(mine) : 0);
     // Each check of a held-back name since its last success doubles the interval: replayed guesses gain little.
     const interval = Math.min(THROTTLED_CHECK_MS * 2 ** checks.failures, MAX_THROTTLED_CHECK_MS);
     if (own > now) wait = own - now;
@@ -67,7 +82,7 @@ export async function admitLoginAttempt(ctx: Context, name: string, password: st
     else return [all, mine, byOthers > now ? checks : undefined].map((f) => f && { failures: f.failures + 1, lastAt: now });
     return [undefined, undefined, undefined];
   });
-  if (wait === 0) return;
+  if (wait === 0) return standing;
   ctx.refusedRetries.delete(retry);
   ctx.refusedRetries.add(retry);
   if (ctx.refusedRetries.size > MAX_REMEMBERED_RETRIES) ctx.refusedRetries.delete(ctx.refusedRetries.values().next().value!);
@@ -81,7 +96,8 @@ export async function uncountLoginAttempt(ctx: Context, name: string, client: Lo
   await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map((f, i) => (i < 2 ? less(f) : undefined)));
 }
 
-/** Forgets the failures of the name, of this client and the name's checks (the password was right); other clients' stay. */
+/** Forgets the failures of the name, of this client and the name's checks of both kinds (the password was right); other clients' stay. */
 export async function clearLoginFailures(ctx: Context, name: string, client: LoginClient): Promise<void> {
-  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map(() => ({ failures: 0, lastAt: 0 })));
+  const keys = [...keysOf(name, client), `${name} ${client.shared ? '?' : '!'}`.toLowerCase()];
+  await ctx.store.updateLoginFailures(keys, ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map(() => ({ failures: 0, lastAt: 0 })));
 }

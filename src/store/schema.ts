@@ -66,6 +66,9 @@ export const MIGRATIONS: string[] = [
    ALTER TABLE joins_by_user RENAME TO joins;
    CREATE INDEX players_by_name ON users (name_key, id, name, skin_url, skin_hash, cape_url, cape_hash, is_alex);
    CREATE INDEX players_by_id ON users (id, name, skin_url, skin_hash, cape_url, cape_hash, is_alex);`,
+  // Who each token was issued to (a digest of its clientToken or address): a client that logged
+  // in before is held by its own failed logins only.
+  `ALTER TABLE tokens ADD COLUMN client TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -75,7 +75,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     countTextures: sql('SELECT count(*) AS n FROM textures'),
     deleteUser: sql('DELETE FROM users WHERE id = ?'),
     deleteTokens: sql('DELETE FROM tokens WHERE user_id = ?1 AND digest IS NOT ?2'),
-    insertToken: sql('INSERT INTO tokens (digest, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?)'),
+    insertToken: sql('INSERT INTO tokens (digest, user_id, issued_at, expires_at, client) VALUES (?, ?, ?, ?, ?)'),
+    hasClient: sql('SELECT 1 FROM users JOIN tokens ON tokens.user_id = users.id WHERE users.name_key = ? AND tokens.client = ? AND tokens.expires_at > ? LIMIT 1'),
     pruneTokens: sql(
       `DELETE FROM tokens WHERE user_id = ?1 AND (expires_at <= ?2 OR rowid NOT IN (
          SELECT rowid FROM tokens WHERE user_id = ?1 AND expires_at > ?2 ORDER BY rowid DESC LIMIT ?3))`,
@@ -176,10 +177,10 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       for (const hash of [before.skinHash, before.capeHash]) if (hash !== null) q.dropTexture.run(hash);
       return true;
     }),
-    recordLogin: async (userId, verifiedHash, digest, now, expiresAt, maxLive) => transaction(db, () => {
+    recordLogin: async (userId, verifiedHash, digest, now, expiresAt, maxLive, client) => transaction(db, () => {
       const user = toUser(q.byId.get(userId));
       if (!user || user.lockedAt !== null || user.passwordHash !== verifiedHash) return false;
-      q.insertToken.run(digest, userId, now, expiresAt);
+      q.insertToken.run(digest, userId, now, expiresAt, client ?? null);
       q.pruneTokens.run(userId, now, maxLive);
       q.setLastLogin.run(now, userId);
       return true;
@@ -187,6 +188,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     recordJoin: async (digest, userId, serverId, now) => transaction(db, () => q.recordJoin.run(digest, userId, serverId, now).changes === 1),
     findJoin: async (name, serverId, since) => toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since))),
     findUserByToken: async (digest, now) => toUser(q.byToken.get(digest, now)),
+    hasClient: async (name, client, now) => q.hasClient.get(name.toLowerCase(), client, now) !== undefined,
     createInvite: async (invite) => transaction(db, () => {
       q.pruneInvites.run(invite.createdAt);
       q.insertInvite.run(invite.digest, invite.usesLeft, invite.createdAt, invite.expiresAt);

@@ -102,9 +102,12 @@ export interface Store {
    * expired tokens and all but the `maxLive` most recently stored (by order of storing, not by
    * clock, so the new one always stays), in the same transaction. False, and nothing written,
    * when the user is locked or gone, or its hash is no longer `verifiedHash` (a lock, removal
-   * or password change may land while the password is being checked).
+   * or password change may land while the password is being checked). `client`: a digest of
+   * who logged in (see hasClient), kept with the token.
    */
-  recordLogin(userId: string, verifiedHash: string, digest: string, now: number, expiresAt: number, maxLive: number): Promise<boolean>;
+  recordLogin(userId: string, verifiedHash: string, digest: string, now: number, expiresAt: number, maxLive: number, client?: string): Promise<boolean>;
+  /** Whether the user named `name` (any case) holds a token issued to `client` that expires after `now`. */
+  hasClient(name: string, client: string, now: number): Promise<boolean>;
   /**
    * Records a join (replacing the user's previous one) when the token `digest` belongs to
    * `userId` and expires after `now`; false, and nothing written, otherwise.

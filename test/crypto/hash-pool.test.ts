@@ -12,7 +12,6 @@ test('runs up to the concurrency at once, queues up to the queue size, refuses t
   const a = slot(pool.reserve());
   const b = slot(pool.reserve());
   const c = slot(pool.reserve());
-  assert.equal(pool.refusal(), 'busy');
   assert.equal(pool.reserve(), 'busy', 'running and queue are full');
   assert.deepEqual([pool.running, pool.waiting], [2, 1]);
   let cStarted = false;
@@ -48,15 +47,13 @@ test('full: the address holding the most places gives its newest waiting one to 
   const pool = createHashPool(1, 4);
   const flood = [slot(pool.reserve('10.0.0.1')), slot(pool.reserve('10.0.0.1')), slot(pool.reserve('10.0.0.1')), slot(pool.reserve('10.0.0.1'))];
   const other = slot(pool.reserve('10.0.0.2'));
-  assert.equal(pool.refusal('10.0.0.1'), 'share', 'the biggest holder gets no more');
-  assert.equal(pool.reserve('10.0.0.1'), 'share');
-  assert.equal(pool.refusal('10.0.0.3'), undefined, 'a newcomer would find a place');
-  const newcomer = slot(pool.reserve('10.0.0.3'));
-  assert.equal(await flood[3]!.ready, false, "the flood's newest waiting place went to the newcomer");
+  assert.equal(pool.reserve('10.0.0.1'), 'share', 'the biggest holder gets no more');
+  const newcomer = slot(pool.reserve('10.0.0.3')); // a newcomer finds a place
+  assert.equal(await flood[3]!.ready, 'share', "the flood's newest waiting place went to the newcomer");
   assert.deepEqual([pool.running, pool.waiting], [1, 4]);
   // Now 10.0.0.1 holds 3, the others 1 each: 10.0.0.2 may still take one of its places (3 >= 1 + 2).
   slot(pool.reserve('10.0.0.2'));
-  assert.equal(await flood[2]!.ready, false);
+  assert.equal(await flood[2]!.ready, 'share');
   // Two each for 10.0.0.1 and 10.0.0.2, one for 10.0.0.3: no one holds two more than it.
   assert.equal(pool.reserve('10.0.0.3'), 'share', 'holding a place, refused as a share');
   const late = [slot(pool.reserve('10.0.0.4')), slot(pool.reserve('10.0.0.5'))]; // each takes from a holder of two
@@ -76,32 +73,94 @@ test("a relay's places (no address) are never taken by direct callers", async ()
 
 test('one check of a name at a time: a second turn waits for the first to be over; past the name queue, none', async () => {
   const pool = createHashPool(4, 4, 2);
-  const first = await pool.turn('alice')!;
+  const first = (await pool.turn('alice'))!;
   let secondIn = false;
   const second = pool.turn('alice')!.then((over) => ((secondIn = true), over));
   const third = pool.turn('alice')!;
   assert.equal(pool.turn('alice'), undefined, 'two wait already');
-  const other = await pool.turn('bob')!; // another name is not held up
+  const other = (await pool.turn('bob'))!; // another name is not held up
   await new Promise((r) => setImmediate(r));
   assert.equal(secondIn, false);
   first();
-  (await second)();
-  (await third)();
+  (await second)!();
+  (await third)!();
   other();
-  (await pool.turn('alice')!)(); // nothing left waiting
+  (await pool.turn('alice'))!(); // nothing left waiting
 });
 
-test('the time of a recent check is drawn from the last ones, from reservation to release', async () => {
+test("a name's line serves the login of the highest standing first; full, its newest of the lowest gives its place up to a more likely one", async () => {
+  const pool = createHashPool(4, 4, 2);
+  const first = (await pool.turn('alice', 0))!;
+  const order: string[] = [];
+  const waiting = (label: string, standing: 0 | 1 | 2) => pool.turn('alice', standing)!.then((over) => (order.push(label), over));
+  const guess = waiting('guess', 0);
+  const fresh = waiting('fresh', 1);
+  assert.equal(pool.turn('alice', 0), undefined, 'full, and no one less likely waits');
+  const known = waiting('known', 2);
+  assert.equal(await guess, undefined, "the guess gave its place up");
+  first();
+  (await known)!();
+  (await fresh)!();
+  assert.deepEqual(order, ['guess', 'known', 'fresh']);
+});
+
+test("a more likely login waiting for a name's turn lends its standing to the place of the login that has the turn", async () => {
+  const pool = createHashPool(1, 4, 4);
+  const running = slot(pool.reserve(undefined, 0));
+  const bob = slot(pool.reserve(undefined, 0, 'bob'));
+  assert.ok(await pool.turn('alice', 0), "alice's turn");
+  const alice = slot(pool.reserve(undefined, 0, 'alice')); // has alice's turn, waits behind bob
+  void pool.turn('alice', 2); // a login whose launcher logged in before waits for that turn
+  const order: string[] = [];
+  void alice.ready.then(() => order.push('alice'));
+  void bob.ready.then(() => order.push('bob'));
+  running.release();
+  await alice.ready;
+  alice.release();
+  await bob.ready;
+  bob.release();
+  assert.deepEqual(order, ['alice', 'bob'], "alice's place went first, on the standing lent to it");
+});
+
+test('the time of a recent check is drawn from the last ones, from its start to its release: queueing and untimed slots are left out', async () => {
   const pool = createHashPool(1, 1);
   assert.equal(pool.recentCheckMs(), undefined, 'none before the first check');
   const a = slot(pool.reserve());
-  const b = slot(pool.reserve()); // waits behind a: its time includes the queueing
-  await new Promise((r) => setTimeout(r, 20));
+  const b = slot(pool.reserve()); // waits behind a: its queueing is not its check's time
+  await new Promise((r) => setTimeout(r, 30));
   a.release();
   await b.ready;
   b.release();
+  const untimed = slot(pool.reserve());
+  await untimed.ready;
+  await new Promise((r) => setTimeout(r, 200));
+  untimed.release(false);
   const drawn = new Set(Array.from({ length: 50 }, () => pool.recentCheckMs()));
-  assert.ok([...drawn].every((ms) => ms !== undefined && ms >= 15), [...drawn].join());
+  assert.ok([...drawn].every((ms) => ms !== undefined && ms < 100), [...drawn].join());
+  assert.ok([...drawn].some((ms) => ms! >= 25), `a's 30 ms is among them: ${[...drawn].join()}`);
+});
+
+test('full: the login least likely to be real gives its newest waiting place to a newcomer more likely to be, and a freed slot goes to the most likely first', async () => {
+  const pool = createHashPool(1, 3);
+  // Relays all (no holder): only standing tells their logins apart.
+  const running = slot(pool.reserve(undefined, 0));
+  const [flood1, flood2, fresh] = [slot(pool.reserve(undefined, 0)), slot(pool.reserve(undefined, 0)), slot(pool.reserve(undefined, 1))];
+  assert.equal(pool.reserve(undefined, 0), 'busy', 'as unlikely as the least likely waiting: refused');
+  const known = slot(pool.reserve(undefined, 2));
+  assert.equal(await flood2.ready, 'busy', 'the newest of the least likely gave its place up');
+  const another = slot(pool.reserve(undefined, 2));
+  assert.equal(await flood1.ready, 'busy');
+  assert.equal(pool.reserve(undefined, 1), 'busy', 'nothing waits that is less likely than it');
+  const order: string[] = [];
+  for (const [name, s] of [['fresh', fresh], ['known', known], ['another', another]] as const) void s.ready.then(() => order.push(name));
+  running.release();
+  await known.ready;
+  known.release();
+  await another.ready;
+  another.release();
+  await fresh.ready;
+  fresh.release();
+  assert.deepEqual(order, ['known', 'another', 'fresh'], 'the most likely first, then in turn');
 });
 
 // The flood holds four places (one running, three waiting) from one address, or as relays,

@@ -1,8 +1,11 @@
 // Players get in while someone floods /auth (default flags unless named). A flood of random
-// names costs no hash (an unknown name waits as long as a recent real check took and is refused
-// like a wrong password), and the hash pool is shared fairly, so players logging in meanwhile are
-// answered within 2 s (see QUICK_MS for a busy machine): with the flood from one address, from 64,
-// and through a relay the players use too. (A guesser of one player's password: guessers.test.ts.)
+// names costs no hash (an unknown name waits in the pool's line as a check would, then as long as
+// a recent check ran, and is refused like a wrong password), and the hash pool is shared fairly,
+// so players logging in meanwhile are answered within 2 s (see QUICK_MS for a busy machine): with
+// the flood from one address, from 64, and through a relay the players use too; and a flood over
+// many players' names with made-up clientTokens gives way to launchers that logged in before.
+// After a burst, unknown and known names still take the same time. (A guesser of one player's
+// password: guessers.test.ts.)
 //
 // The machine these run on may have 2 busy cores, and a hash takes most of a second of one. So
 // the flood, 200 requests at a time and each lane sending again as soon as it has its answer (as
@@ -241,4 +244,99 @@ describe('a flood of random names does not keep players out', () => {
     const relay = { from: '127.0.1.60', headers: bearer };
     await onDb(['--api-key', KEY], (s) => floodWhilePlayersLogIn(t, s, [relay.from], 0.95, relay));
   });
+});
+
+describe('after a burst, a quiet server', () => {
+  test('20 known names (a wrong password) and 20 unknown names take the same time: medians within 10%', async (t) => {
+    const burst = Array.from({ length: 68 }, (_, i) => `Burst${i}`);
+    const known = Array.from({ length: 20 }, (_, i) => `Known${i}`);
+    const file = pathJoin(tmp.dir, 'burst.db');
+    await seedPlayers(file, [...burst, ...known], PASSWORD);
+    await withServer(['--db', file], async (s) => {
+      // 68 wrong logins of 68 players at once, each from its own address: they fill the hash
+      // pool (4 running, 64 waiting), and the last ones queue for seconds.
+      const answers = await Promise.all(burst.map((name, i) => call(s.port, '/auth', { from: `127.0.3.${i + 1}`, body: { login: name, password: 'a-wrong-guess' } })));
+      assert.ok(answers.every((a) => [401, 503].includes(a.status)), answers.map((a) => a.status).join());
+      // Then, quiet: known and unknown names in turn, four lanes at once (the pool's concurrency).
+      const logins = known.flatMap((name, i) => [
+        { kind: 'known', name },
+        { kind: 'unknown', name: `Nobody${i}_${randomBytes(3).toString('hex')}` },
+      ]);
+      const times: Record<string, number[]> = { known: [], unknown: [] };
+      await pool(logins, 4, async ({ kind, name }, i) => {
+        const sent = performance.now();
+        const r = await call(s.port, '/auth', { from: `127.0.4.${i + 1}`, body: { login: name, password: 'a-wrong-guess' } });
+        assert.equal(r.status, 401, `${kind} ${name}: ${JSON.stringify(r.body)}`);
+        times[kind]!.push(performance.now() - sent);
+      });
+      const median = (ms: number[]): number => ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)]!;
+      const [k, u] = [median(times.known!), median(times.unknown!)];
+      t.diagnostic(`medians after the burst: known ${Math.round(k)} ms, unknown ${Math.round(u)} ms`);
+      assert.ok(Math.abs(k - u) <= 0.1 * Math.max(k, u), `known ${Math.round(k)} ms, unknown ${Math.round(u)} ms`);
+    });
+  });
+});
+
+describe('a flood through the relay spread over 80 players\' names with made-up clientTokens (about 15 a second)', () => {
+  const names = Array.from({ length: 80 }, (_, i) => `Target${i}`);
+  const file = pathJoin(tmp.dir, 'relay-flood.db');
+  before(() => seedPlayers(file, names, PASSWORD));
+
+  /**
+   * Logins of `names` with random passwords and clientTokens, one lane for each of `from`, each
+   * sending again once answered and `paceMs` after its last, until the function returned is called.
+   */
+  function guessNames(port: number, from: string[], paceMs: number): () => Promise<Record<number, number>> {
+    let running = true;
+    const statuses: Record<number, number> = {};
+    const lanes = from.map(async (address) => {
+      while (running) {
+        const sent = performance.now();
+        const body = { username: names[Math.floor(Math.random() * names.length)], password: randomBytes(9).toString('base64'), clientToken: randomBytes(16).toString('hex') };
+        const a = await call(port, '/auth', { from: address, body, timeoutMs: 20_000 }).catch(() => ({ status: 0 }) as Answer);
+        statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+        await sleep(Math.max(0, paceMs - (performance.now() - sent)));
+      }
+    });
+    return async () => {
+      running = false;
+      await Promise.all(lanes);
+      return statuses;
+    };
+  }
+
+  /** 60 logins through the relay (two at a time) of players whose launchers logged in once before: how many were in within 2 s. */
+  async function realLogins(t: TestContext, port: number, launchers: Map<string, string>): Promise<number> {
+    const times = await pool(Array.from({ length: 60 }, (_, i) => names[i % 20]!), 2, async (name) => {
+      const sent = performance.now();
+      const r = await call(port, '/auth', { body: { username: name, password: PASSWORD, clientToken: launchers.get(name) }, timeoutMs: 20_000 }).catch(() => ({ status: 0 }) as Answer);
+      return r.status === 200 ? performance.now() - sent : Infinity;
+    });
+    const sorted = [...times].sort((a, b) => a - b);
+    t.diagnostic(`real logins: ${times.filter((ms) => ms <= 2000).length} of 60 within 2 s; median ${Math.round(sorted[30]!)} ms, slowest ${sorted.slice(-3).map((ms) => (ms === Infinity ? 'failed' : Math.round(ms))).join(', ')}`);
+    return times.filter((ms) => ms <= 2000).length;
+  }
+
+  for (const [label, from, share] of [
+    ['100 lanes through the relay: 95% of 60 real logins through it within 2 s', Array.from({ length: 100 }, () => '127.0.0.1'), 57],
+    ['from 100 addresses, 2 lanes each: 80% of 60 real logins through the relay within 2 s', Array.from({ length: 200 }, (_, i) => `127.0.6.${(i % 100) + 1}`), 48],
+  ] as const) {
+    test(label, async (t) => {
+      await withServer(['--db', file], async (s) => {
+        // Each player's launcher logged in once before, with its own clientToken, as a LauncherServer of the 0.0.5 line forwards it.
+        const launchers = new Map(names.slice(0, 20).map((name) => [name, randomBytes(16).toString('hex')]));
+        for (const [name, clientToken] of launchers) {
+          assert.equal((await call(s.port, '/auth', { body: { username: name, password: PASSWORD, clientToken } })).status, 200);
+        }
+        const stop = guessNames(s.port, [...from], (from.length / 15) * 1000);
+        try {
+          await sleep(5000);
+          const quick = await realLogins(t, s.port, launchers);
+          assert.ok(quick >= share, `${quick} of 60 real logins within 2 s`);
+        } finally {
+          t.diagnostic(`the flood's answers: ${JSON.stringify(await stop())}`);
+        }
+      });
+    });
+  }
 });

@@ -13,6 +13,7 @@ import { join as pathJoin } from 'node:path';
 import { addUser, startServer, tempDir, withServer, RUNTIME, type Reply, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
 import { seedPlayers } from '../helpers/players.ts';
+import { pool } from '../helpers/pool.ts';
 import { assertFail, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -24,7 +25,7 @@ const bearer = { authorization: `Bearer ${KEY}` };
 const attemptOn = (s: RunningServer, login: string, password: string): Promise<Reply> => s.post('/auth', { login, password });
 const WRONG = 'Wrong login or password';
 
-before(() => seedPlayers(db, ['Guessed', 'Relayed', 'Clustered'], PASSWORD));
+before(() => seedPlayers(db, ['Guessed', 'Relayed', 'Clustered', 'Rotated'], PASSWORD));
 
 after(() => tmp.cleanup());
 
@@ -118,6 +119,48 @@ describe('a guesser throttles itself, not the player', () => {
       }
       const answered = await Promise.all(guesses);
       assert.deepEqual(answered.filter((a) => a.status !== 401 && a.status !== 429).map((a) => [a.status, a.body]), [], 'the guesses were refused');
+    });
+  });
+
+  test('rotating clientTokens through the relay (10 × 5 wrong guesses, then a new token every 250 ms and a replayed guess every 150 ms): the player whose launcher logged in before gets in at once; one who sends no clientToken, retrying every 3 s, within 2 of the name\'s bounded checks', async () => {
+    await onDb([], async (s) => {
+      // As a LauncherServer of the 0.0.5 line forwards its launchers' bodies: from this host, a relay by default.
+      const relayed = (password: string, clientToken?: string): Promise<Answer> =>
+        call(s.port, '/auth', { from: '127.0.0.1', body: { username: 'Rotated', password, ...(clientToken === undefined ? {} : { clientToken }) } });
+      const launcher = randomBytes(16).toString('hex');
+      assert.equal((await relayed(PASSWORD, launcher)).status, 200, 'the launcher logged in once before');
+      // Five tokens at a time: more logins of one name waiting than NAME_QUEUE (8) would be refused busy.
+      await pool(Array.from({ length: 10 }, () => randomBytes(16).toString('hex')), 5, async (token) => {
+        for (let i = 0; i < 5; i++) assert.equal((await relayed(randomBytes(9).toString('base64'), token)).status, 401);
+      });
+      let guessing = true;
+      const seen: number[] = [];
+      const every = async (ms: number, send: () => Promise<Answer>): Promise<void> => {
+        for (const began = performance.now(); guessing; ) {
+          void send().then((a) => seen.push(a.status), () => seen.push(0));
+          await sleep(ms - ((performance.now() - began) % ms));
+        }
+      };
+      const replayToken = randomBytes(16).toString('hex');
+      const attacker = Promise.all([every(250, () => relayed(randomBytes(9).toString('base64'), randomBytes(16).toString('hex'))), every(150, () => relayed('a-replayed-guess', replayToken))]);
+      try {
+        await sleep(2000);
+        const known = await relayed(PASSWORD, launcher);
+        assert.equal(known.status, 200, `the known launcher: ${JSON.stringify(known.body)}`);
+        const tries: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const r = await relayed(PASSWORD);
+          tries.push(String(r.status));
+          if (r.status === 200) break;
+          assertThrottled(r, `try ${i + 1} without a clientToken`);
+          await sleep(3000);
+        }
+        assert.equal(tries.at(-1), '200', `the player without a clientToken: ${tries.join(', ')}`);
+      } finally {
+        guessing = false;
+        await attacker;
+      }
+      assert.ok(seen.every((status) => status === 401 || status === 429), `the attacker's answers: ${[...new Set(seen)].join(', ')}`);
     });
   });
 

@@ -130,6 +130,34 @@ test('through a relay that forwards no clientToken, guessing at 2 a second: the 
   assert.equal((await service.login('alice', 'right-password', { from: { id: 'token player', shared: false } })).username, 'Alice');
 });
 
+test('past the ceiling, a client that logged in to the name before is held by its own failures only; rotating clientTokens lock no one out', async () => {
+  const { service, addPlayer, advance } = setup();
+  await addPlayer('Alice');
+  const token = (id: string): { from: LoginClient } => ({ from: { id: `token ${id}`, shared: false } });
+  assert.equal((await service.login('alice', 'right-password', token('player'))).username, 'Alice');
+  // 10 tokens × 5 wrong guesses: the name's ceiling; then a new token for each guess.
+  for (let c = 0; c < 10; c++) for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `guess-${c}-${i}`, token(`rotated-${c}`)), { kind: 'unauthorized' });
+  await assert.rejects(service.login('alice', 'guess-new', token('rotated-new')), { kind: 'throttled' }, 'a new client is held by the ceiling');
+  await assert.rejects(service.login('alice', 'right-password', token('new-device')), { kind: 'throttled' }, 'so is the player on a device never seen');
+  assert.equal((await service.login('alice', 'right-password', token('player'))).username, 'Alice', 'the known client gets in at once');
+  // Its own failures still hold it.
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `typo-${i}`, token('player')), { kind: 'unauthorized' });
+  await assert.rejects(service.login('alice', 'right-password', token('player')), { kind: 'throttled' });
+  advance(1000);
+  assert.equal((await service.login('alice', 'right-password', token('player'))).username, 'Alice');
+});
+
+test('past the ceiling, a guesser replaying a refused password with a clientToken takes none of the checks of a relay player who sends none', async () => {
+  const { service, addPlayer } = setup();
+  await addPlayer('Alice');
+  for (let c = 0; c < 10; c++) for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `guess-${c}-${i}`, { from: { id: `token rotated-${c}`, shared: false } }), { kind: 'unauthorized' });
+  const replayer = { from: { id: 'token replayer', shared: false } };
+  await assert.rejects(service.login('alice', 'replayed', replayer), { kind: 'throttled' });
+  await assert.rejects(service.login('alice', 'right-password', { from: RELAY }), { kind: 'throttled' }, 'the player, before the first check is due');
+  await assert.rejects(service.login('alice', 'replayed', replayer), { kind: 'unauthorized' }, "the replay takes its kind's check");
+  assert.equal((await service.login('alice', 'right-password', { from: RELAY })).username, 'Alice', "the player's retry takes its own kind's");
+});
+
 test('unknown names are throttled the same way, and a name forgotten after an hour starts again', async () => {
   const { service, advance } = setup();
   for (let i = 0; i < 5; i++) await assert.rejects(service.login('Nobody', 'x'), { kind: 'unauthorized' });
@@ -138,11 +166,11 @@ test('unknown names are throttled the same way, and a name forgotten after an ho
   for (let i = 0; i < 5; i++) await assert.rejects(service.login('nobody', 'x'), { kind: 'unauthorized' });
 });
 
-test('an unknown name takes no place in the pool and hashes nothing once a check has been timed; a full pool refuses it as it would a check', async () => {
+test('an unknown name waits in the pool\'s line as a check does (a full pool refuses it alike), then leaves its slot at once and waits as long as a check ran, hashing nothing', async () => {
   const { checks, service, addPlayer } = setup({ hashConcurrency: 1, hashQueue: 1 });
   await addPlayer('Alice');
   await addPlayer('Bob');
-  // The first check is timed at 300 ms or more: an unknown name then waits that long.
+  // The first check is timed at 300 ms or more: an unknown name then waits that long once it has its slot.
   checks.hold = new Promise((r) => setTimeout(r, 300));
   await assert.rejects(service.login('alice', 'wrong'), { kind: 'unauthorized' });
   let release!: () => void;
@@ -151,15 +179,20 @@ test('an unknown name takes no place in the pool and hashes nothing once a check
   await until(() => service.hashLoad().running === 1);
   let answered = false;
   const unknown = assert.rejects(service.login('nobody', 'x'), { kind: 'unauthorized', message: 'Wrong login or password' }).then(() => (answered = true));
-  const waiting = service.login('bob', 'right-password');
   await until(() => service.hashLoad().waiting === 1);
-  assert.equal(answered, false, 'the unknown name is still waiting');
-  assert.deepEqual(service.hashLoad(), { running: 1, waiting: 1 }, "the unknown name holds no place: Bob's check took the queue's only one");
-  await assert.rejects(service.login('nobodyelse', 'x'), { kind: 'busy' }, 'full now: refused as a check would be');
+  assert.deepEqual(service.hashLoad(), { running: 1, waiting: 1 }, 'the unknown name waits in line, as a check would');
+  await assert.rejects(service.login('bob', 'right-password'), { kind: 'busy' }, 'full: a check is refused');
+  await assert.rejects(service.login('nobodyelse', 'x'), { kind: 'busy' }, 'and an unknown name alike');
+  // Alice's second check runs 300 ms or more too: whichever check the unknown name draws, it waits that long.
+  await new Promise((r) => setTimeout(r, 300));
+  const slotted = performance.now();
+  release(); // Alice's check ends: the unknown name has its slot
+  await until(() => service.hashLoad().running === 0 && service.hashLoad().waiting === 0);
+  assert.equal(answered, false, 'given its slot, it left it at once, and still waits');
   await unknown;
+  assert.ok(performance.now() - slotted >= 250, `answered ${Math.round(performance.now() - slotted)} ms after its slot`);
+  await holding;
   assert.equal(checks.count, 2, 'no check for the unknown names');
-  release();
-  await Promise.all([holding, waiting]);
 });
 
 test('one check of a name at a time: other logins of it wait outside the pool, and other names go first', async () => {

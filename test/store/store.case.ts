@@ -329,6 +329,25 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.findUserByToken('d1', 500), undefined);
     });
 
+    test('a client a live token was issued to is known for that player, by name in any case; expired, ended or pruned, it is not', async () => {
+      await store.createUser(user('Alice', A));
+      await store.createUser(user('Bob', B));
+      await store.recordLogin(A, HASH, 'd1', 100, 1000, 3, 'launcher-1');
+      await store.recordLogin(A, HASH, 'd2', 100, 1e12, 3);
+      assert.equal(await store.hasClient('aLiCe', 'launcher-1', 999), true);
+      assert.equal(await store.hasClient('Alice', 'launcher-1', 1000), false, 'expired at expiresAt');
+      assert.equal(await store.hasClient('Bob', 'launcher-1', 500), false, "another player's name");
+      assert.equal(await store.hasClient('Alice', 'launcher-2', 500), false);
+      assert.equal(await store.hasClient('Nobody', 'launcher-1', 500), false);
+      await store.recordLogin(B, HASH, 'b1', 100, 1e12, 3, 'launcher-2');
+      for (const d of ['d3', 'd4', 'd5']) await store.recordLogin(A, HASH, d, 200, 1e12, 3, 'launcher-3');
+      assert.equal(await store.hasClient('Alice', 'launcher-1', 500), false, 'pruned past the live tokens kept');
+      assert.equal(await store.hasClient('Alice', 'launcher-3', 500), true);
+      await store.endSessions(A);
+      assert.equal(await store.hasClient('Alice', 'launcher-3', 500), false, 'ended');
+      assert.equal(await store.hasClient('Bob', 'launcher-2', 500), true);
+    });
+
     test('a new password can end every session but one token; the join ends too', async () => {
       await store.createUser(user('Alice', A));
       await store.createUser(user('Bob', B));
