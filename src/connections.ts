@@ -4,9 +4,10 @@
 // accepted socket is counted until it closes, so no address can run the process out of file
 // descriptors. When the direct callers hold --max-connections, room is made by closing a
 // connection of the address holding the most (IPv6: its /56, where one network's many /64s
-// gather), one that has sent nothing before one that is idle between requests; a request in
-// flight is never cut. Past an address's own share (per /64), a connection has a moment to send a
-// request with the API key, else it is refused.
+// gather), one that has sent nothing before one that is idle between requests; only when every
+// other connection has a request in flight does the newest of the biggest holder go, request and
+// all. Past an address's own share (per /64), a connection has a moment to send a request, which
+// is refused unless it carries the API key.
 import type { Socket } from 'node:net';
 import { perAddressKey } from './http/client-address.ts';
 
@@ -40,8 +41,11 @@ export interface Connections {
 
 /** A direct caller's connection. */
 interface Direct {
-  /** `fresh`: it has sent nothing yet. */
-  state: 'fresh' | 'busy' | 'idle';
+  /** The group it is ranked in when room is made (see groupOf). */
+  group: string;
+  /** Whether it has sent a request, and how many of its requests are not over (pipelined ones too). */
+  spoke: boolean;
+  inFlight: number;
   /** Past its address's share: refused unless its request carries the API key. */
   pastShare: boolean;
   /** Closes it when it sends no request in time (past its address's share). */
@@ -88,30 +92,40 @@ export function createConnections({ max, perAddress, trusted, graceMs }: Connect
     socket.destroy();
   };
 
+  /** In `sockets`, the oldest that has sent nothing, else the oldest idle one; never `newcomer`. */
+  const closable = (sockets: Set<Socket>, newcomer: Socket): Socket | undefined => {
+    let idle: Socket | undefined;
+    for (const socket of sockets) {
+      const info = direct.get(socket)!;
+      if (socket === newcomer) continue;
+      if (!info.spoke) return socket;
+      if (info.inFlight === 0) idle ??= socket;
+    }
+    return idle;
+  };
+
   /**
-   * The connection to close to make room for `newcomer` (never itself: it is answered): of the
-   * group holding the most that has one to close, its oldest that has sent nothing, else its
-   * oldest idle one.
+   * The connection to close to make room for `newcomer` (never itself: it is answered): one of
+   * the group holding the most that has one that has sent nothing or is idle. When every other
+   * connection has a request in flight (slow bodies, say), the newest of the group holding the
+   * most, if it holds more than the newcomer's: no holder can keep the others out for as long as
+   * its requests may take.
    */
   const toClose = (newcomer: Socket): Socket | undefined => {
     let chosen: Socket | undefined;
     let most = 0;
     for (const sockets of byGroup.values()) {
-      if (sockets.size <= most) continue;
-      let idle: Socket | undefined;
-      let fresh: Socket | undefined;
-      for (const socket of sockets) {
-        if (socket === newcomer) continue;
-        const state = direct.get(socket)!.state;
-        if (state === 'fresh') {
-          fresh = socket;
-          break;
-        }
-        if (state === 'idle') idle ??= socket;
-      }
-      if (fresh ?? idle) [chosen, most] = [fresh ?? idle, sockets.size];
+      const candidate = sockets.size > most ? closable(sockets, newcomer) : undefined;
+      if (candidate === undefined) continue;
+      chosen = candidate;
+      most = sockets.size;
     }
-    return chosen;
+    if (chosen) return chosen;
+    let biggest = byGroup.get(direct.get(newcomer)!.group)!;
+    for (const sockets of byGroup.values()) {
+      if (sockets.size > biggest.size) biggest = sockets;
+    }
+    return biggest.has(newcomer) ? undefined : [...biggest].at(-1);
   };
 
   return {
@@ -123,7 +137,9 @@ export function createConnections({ max, perAddress, trusted, graceMs }: Connect
       const leaveAddress = join(byAddress, address, socket);
       const leaveGroup = join(byGroup, group, socket);
       const info: Direct = {
-        state: 'fresh',
+        group,
+        spoke: false,
+        inFlight: 0,
         pastShare: byAddress.get(address)!.size > perAddress,
         pastMax: false,
         leave: () => {
@@ -138,24 +154,28 @@ export function createConnections({ max, perAddress, trusted, graceMs }: Connect
       if (info.pastShare) info.grace = setTimeout(() => socket.destroy(), graceMs).unref();
       if (direct.size <= max) return;
       const closing = toClose(socket);
-      // Nothing to close: every other connection has a request in flight. Past twice the bound,
-      // the newcomer goes at once, so the process never runs out of descriptors.
+      // Nothing to close: every other connection is the newcomer's group's, or no bigger than it
+      // and busy. Past twice the bound, the newcomer goes at once, so the process never runs out
+      // of descriptors.
       if (closing) close(closing);
       else if (direct.size > 2 * max) close(socket);
       else info.pastMax = true;
     },
     began(socket) {
       const info = direct.get(socket);
-      if (info) info.state = 'busy';
+      if (!info) return;
+      // It has sent a request in time: its grace is over (a refusal, if any, comes with its answer).
+      clearTimeout(info.grace);
+      info.spoke = true;
+      info.inFlight++;
     },
     ended(socket) {
       const info = direct.get(socket);
-      if (info && !socket.destroyed) info.state = 'idle';
+      if (info) info.inFlight--;
     },
     admit(socket, keyed) {
       const info = direct.get(socket);
       if (!info) return othersPastMax.has(socket) ? 'connections' : undefined;
-      clearTimeout(info.grace);
       if (keyed) {
         info.leave();
         countApart(socket);

@@ -35,14 +35,18 @@ test('at the bound, the address holding the most loses a connection that has sen
   const newcomer = socketFrom('10.0.0.3');
   c.accept(newcomer);
   assert.deepEqual([...flood, other, newcomer].map((s) => s.destroyed), [true, false, false, false, false]);
+  c.began(newcomer);
   assert.equal(c.admit(newcomer, false), undefined, 'served');
 });
 
-test('one that has sent nothing goes before one idle between requests, and one with a request in flight never', () => {
+test('one that has sent nothing goes before one idle between requests, and one with a request in flight (pipelined ones counted) not while another can', () => {
   const c = createConnections(RULES);
   const [busy, idle, fresh] = ['10.0.0.1', '10.0.0.1', '10.0.0.1'].map(socketFrom);
   for (const s of [busy!, idle!, fresh!]) c.accept(s);
+  // Two pipelined requests, the first answered: still busy.
   c.began(busy!);
+  c.began(busy!);
+  c.ended(busy!);
   c.began(idle!);
   c.ended(idle!);
   c.accept(socketFrom('10.0.0.2'));
@@ -52,7 +56,7 @@ test('one that has sent nothing goes before one idle between requests, and one w
   assert.deepEqual([busy, idle].map((s) => s!.destroyed), [false, true], 'then the idle one');
 });
 
-test('with every connection busy, a newcomer is counted and its request refused; past twice the bound it is closed at once', () => {
+test('with every connection busy and no holder bigger than the newcomer\'s, a newcomer is counted and its request refused; past twice the bound it is closed at once', () => {
   const c = createConnections({ ...RULES, max: 2 });
   const held = ['10.0.0.1', '10.0.0.2'].map(socketFrom);
   for (const s of held) {
@@ -94,14 +98,19 @@ test('relays, trusted proxies and keyed requests are counted apart: nothing dire
   }
   const relay = socketFrom('127.0.0.1');
   c.accept(relay);
+  c.began(relay);
   assert.equal(c.admit(relay, true), undefined);
   const keyed = socketFrom('10.0.0.9');
   c.accept(keyed);
+  c.began(keyed);
   assert.equal(c.admit(keyed, true), undefined, 'counted apart from its request on');
+  // Busy: the two of 10.0.0.1; 10.0.0.1 holds more than the newcomer's address, so its newest goes.
   const next = socketFrom('10.0.0.8');
   c.accept(next);
-  assert.equal(c.admit(next, false), 'connections', 'the direct callers are still at their bound: the keyed one left it');
-  assert.ok([...direct, relay, keyed].every((s) => !s.destroyed));
+  assert.deepEqual(direct.map((s) => s.destroyed), [false, true], 'the newest of the biggest holder, request and all');
+  c.began(next);
+  assert.equal(c.admit(next, false), undefined);
+  assert.ok([relay, keyed].every((s) => !s.destroyed), 'the relay and the keyed caller were never candidates');
 });
 
 test("past an address's share, a connection is refused unless its request carries the key, and closed if it sends none in time", async () => {
@@ -109,6 +118,7 @@ test("past an address's share, a connection is refused unless its request carrie
   const first = socketFrom('10.0.0.1');
   const [second, third, fourth] = ['10.0.0.1', '10.0.0.1', '10.0.0.1'].map(socketFrom);
   for (const s of [first, second!, third!, fourth!]) c.accept(s);
+  for (const s of [first, second!, third!]) c.began(s);
   assert.equal(c.admit(first, false), undefined);
   assert.equal(c.admit(second!, false), 'address_connections');
   assert.equal(c.admit(third!, true), undefined, 'with the API key');
