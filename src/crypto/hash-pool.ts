@@ -79,24 +79,38 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
   /**
    * The waiting place to give up for a newcomer of `holder` and `standing`, and why: the newest of
    * the direct caller holding the most, when that is at least two more than `holder` holds; else
-   * the newest of the lowest standing, when lower than the newcomer's.
+   * the newest of the lowest standing, when lower than the newcomer's, among the callers holding
+   * no fewer places than `holder` (so a flooding address cannot take others' places by standing).
    */
   const loser = (holder: string | undefined, standing: Standing): [Place, NoPlace] | undefined => {
     let top: Place | undefined;
     let low: Place | undefined;
     for (const place of queue) {
-      if (place.holder !== undefined && holds(place.holder) >= holds(top?.holder)) top = place;
-      if (place.standing <= (low?.standing ?? 2)) low = place;
+      if (place.holder !== undefined && holds(place.holder) >= holds(top?.holder)) {
+        top = place;
+      }
+      if (holds(place.holder) >= holds(holder) && place.standing <= (low?.standing ?? 2)) {
+        low = place;
+      }
     }
     if (top && holds(top.holder) >= holds(holder) + 2) return [top, 'share'];
     return low && low.standing < standing ? [low, 'busy'] : undefined;
   };
   const full = (): boolean => running.size >= concurrency && queue.length >= queueSize;
-  /** The first waiting place of the caller holding the fewest (all relays as one), of the highest standing among them: a flood does not make others wait behind its queue. */
+  /** How far back a waiting place is served: the caller holding the fewest (all relays as one) first, the higher standing first among them. */
+  const weight = (place: Place): number => (place.holder === undefined ? relayed : holds(place.holder)) * 3 - place.standing;
+  /**
+   * The first waiting place of a known launcher (standing 2, its own or lent to the login holding
+   * a name's turn), else of the least weight: a flood does not make others wait behind its queue.
+   */
   const next = (): Place => {
-    const weight = (place: Place): number => (place.holder === undefined ? relayed : holds(place.holder)) * 3 - place.standing;
     let at = 0;
-    for (let i = 1; i < queue.length; i++) if (weight(queue[i]!) < weight(queue[at]!)) at = i;
+    for (let i = 1; i < queue.length; i++) {
+      const place = queue[i]!;
+      const best = queue[at]!;
+      if (place.standing === 2 && best.standing !== 2) at = i;
+      else if ((place.standing === 2) === (best.standing === 2) && weight(place) < weight(best)) at = i;
+    }
     return queue.splice(at, 1)[0]!;
   };
   const run = (place: Place): void => {
@@ -134,10 +148,13 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
       return { ready, release: (timed) => leave(place, timed) };
     },
     turn(name, standing = 1) {
+      // Hands the turn to the first waiting login of the highest standing.
       const over = (): void => {
         const line = turns.get(name)!;
         let at = -1;
-        for (let i = 0; i < line.length; i++) if (line[i]!.standing > (line[at]?.standing ?? -1)) at = i;
+        for (let i = 0; i < line.length; i++) {
+          if (line[i]!.standing > (line[at]?.standing ?? -1)) at = i;
+        }
         if (at === -1) turns.delete(name);
         else line.splice(at, 1)[0]!.go(over);
       };
@@ -147,8 +164,11 @@ export function createHashPool(concurrency: number, queueSize: number, nameQueue
         return Promise.resolve(over);
       }
       if (line.length >= nameQueue) {
+        // Full: the newest of the lowest standing gives its place up, if lower than this one's.
         let low = -1;
-        for (let i = 0; i < line.length; i++) if (line[i]!.standing <= (line[low]?.standing ?? 2)) low = i;
+        for (let i = 0; i < line.length; i++) {
+          if (line[i]!.standing <= (line[low]?.standing ?? 2)) low = i;
+        }
         if (low === -1 || line[low]!.standing >= standing) return undefined;
         line.splice(low, 1)[0]!.go(undefined);
       }

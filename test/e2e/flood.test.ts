@@ -252,18 +252,20 @@ describe('after a burst, a quiet server', () => {
     const known = Array.from({ length: 20 }, (_, i) => `Known${i}`);
     const file = pathJoin(tmp.dir, 'burst.db');
     await seedPlayers(file, [...burst, ...known], PASSWORD);
-    await withServer(['--db', file], async (s) => {
+    // One hash at a time: the burst's last logins queue for 64 checks, several seconds, well past
+    // the 1 s failed-login floor, so a time drawn from checks that counted their queueing would show.
+    await withServer(['--db', file, '--hash-concurrency', '1'], async (s) => {
       // 68 wrong logins of 68 players at once, each from its own address: they fill the hash
-      // pool (4 running, 64 waiting), and the last ones queue for seconds.
+      // pool (1 running, 64 waiting; the rest refused), and the last ones queue for seconds.
       const answers = await Promise.all(burst.map((name, i) => call(s.port, '/auth', { from: `127.0.3.${i + 1}`, body: { login: name, password: 'a-wrong-guess' } })));
       assert.ok(answers.every((a) => [401, 503].includes(a.status)), answers.map((a) => a.status).join());
-      // Then, quiet: known and unknown names in turn, four lanes at once (the pool's concurrency).
+      // Then, quiet: known and unknown names in turn, one lane (the pool's concurrency).
       const logins = known.flatMap((name, i) => [
         { kind: 'known', name },
         { kind: 'unknown', name: `Nobody${i}_${randomBytes(3).toString('hex')}` },
       ]);
       const times: Record<string, number[]> = { known: [], unknown: [] };
-      await pool(logins, 4, async ({ kind, name }, i) => {
+      await pool(logins, 1, async ({ kind, name }, i) => {
         const sent = performance.now();
         const r = await call(s.port, '/auth', { from: `127.0.4.${i + 1}`, body: { login: name, password: 'a-wrong-guess' } });
         assert.equal(r.status, 401, `${kind} ${name}: ${JSON.stringify(r.body)}`);
