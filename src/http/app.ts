@@ -63,11 +63,16 @@ const callers = new WeakMap<IncomingMessage, Caller>();
 /** Who made a request the app has seen. */
 export const callerFor = (req: IncomingMessage): Caller => callers.get(req)!;
 
-/** Who a login comes from (see LoginClient): a direct caller by its address; a relay by the clientToken it forwards (kept as a digest), or else as one client for all its players. */
+/**
+ * Who a login comes from (see LoginClient): a direct caller by its address; a relay by the
+ * clientToken it forwards (kept as a digest), or else as one client for all its players. The
+ * launcher, when a clientToken is sent, whoever sends it.
+ */
 export function loginClient(req: IncomingMessage, clientToken?: string): LoginClient {
   const { address, relay } = callers.get(req)!;
-  if (!relay) return { id: address, shared: false, address };
-  return clientToken === undefined ? { id: `relay ${address}`, shared: true } : { id: `token ${digestToken(clientToken)}`, shared: false };
+  const device = clientToken === undefined ? undefined : `token ${digestToken(clientToken)}`;
+  if (!relay) return { id: address, shared: false, address, device };
+  return device === undefined ? { id: `relay ${address}`, shared: true } : { id: device, shared: false, device };
 }
 
 /**

@@ -4,8 +4,9 @@
 // THROTTLE_MAX_MS. The failures of a name from all clients together have a ceiling,
 // NAME_FAILURE_CEILING, past which the name waits for every client that has not logged in to it
 // before: that holds a guesser who spreads over many clients (rotating clientTokens, addresses).
-// A client that has (a live token was issued to its clientToken or address: OWASP's "device
-// cookie") is held by its own failures only, so no one else's guessing locks it out. A name held
+// A launcher that has (a live token of the player was issued to its clientToken, from whatever
+// address: OWASP's "device cookie") is held by its own failures only, so no one else's guessing
+// locks it out. A name held
 // back by others (the ceiling, or a relay whose players all count as one client) still has a
 // password checked every THROTTLED_CHECK_MS, one already refused here under throttle: a player
 // who retries the same password gets in, a guesser with new ones does not. Clients with an
@@ -38,6 +39,8 @@ export interface LoginClient {
   shared: boolean;
   /** A direct caller's address, which shares the hash pool with other direct callers; none for a relay. */
   address?: string;
+  /** The launcher, by the clientToken it sent (as `token DIGEST`), from any caller: what a token issued to it is kept with. */
+  device?: string;
 }
 
 /** A login from a caller the service is not told of (the CLI, tests): one client. */
@@ -52,8 +55,8 @@ export function throttledUntil({ failures, lastAt }: LoginFailures, free = FREE_
 /** The store's keys of a login's counts: the name's, the name's from this client, and the checks of the name held back by others (for clients with an identity, or without). */
 const keysOf = (name: string, client: LoginClient): string[] => [name, `${name} ${client.id}`, `${name} ${client.shared ? '!' : '?'}`].map((key) => key.toLowerCase());
 
-/** Who a token is issued to, as the store keeps it (see Store.hasClient); none for a client that stands for many. */
-export const clientDigest = (client: LoginClient): string | undefined => (client.shared ? undefined : digestToken(client.id));
+/** The launcher a token is issued to, as the store keeps it (see Store.hasClient); none for a login that sent no clientToken. */
+export const clientDigest = (client: LoginClient): string | undefined => (client.device === undefined ? undefined : digestToken(client.device));
 
 /** The key of the digests in Context.refusedRetries; it never leaves this process. */
 const retryKey = randomBytes(32);
@@ -68,7 +71,8 @@ const retryKey = randomBytes(32);
 export async function admitLoginAttempt(ctx: Context, name: string, password: string, client: LoginClient): Promise<Standing> {
   const now = ctx.now();
   const retry = createHmac('sha256', retryKey).update(`${name.toLowerCase()}\n${password}`).digest('base64');
-  const known = !client.shared && (await ctx.store.hasClient(name, clientDigest(client)!, now));
+  const device = clientDigest(client);
+  const known = device !== undefined && (await ctx.store.hasClient(name, device, now));
   let wait = 0;
   let standing: Standing = known ? 2 : 1;
   await ctx.store.updateLoginFailures(keysOf(name, client), now - FORGET_FAILURES_AFTER_MS, ([all, mine, checks]) => {

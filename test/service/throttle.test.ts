@@ -133,13 +133,15 @@ test('through a relay that forwards no clientToken, guessing at 2 a second: the 
 test('past the ceiling, a client that logged in to the name before is held by its own failures only; rotating clientTokens lock no one out', async () => {
   const { service, addPlayer, advance } = setup();
   await addPlayer('Alice');
-  const token = (id: string): { from: LoginClient } => ({ from: { id: `token ${id}`, shared: false } });
+  const token = (id: string): { from: LoginClient } => ({ from: { id: `token ${id}`, shared: false, device: `token ${id}` } });
   assert.equal((await service.login('alice', 'right-password', token('player'))).username, 'Alice');
   // 10 tokens × 5 wrong guesses: the name's ceiling; then a new token for each guess.
   for (let c = 0; c < 10; c++) for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `guess-${c}-${i}`, token(`rotated-${c}`)), { kind: 'unauthorized' });
   await assert.rejects(service.login('alice', 'guess-new', token('rotated-new')), { kind: 'throttled' }, 'a new client is held by the ceiling');
   await assert.rejects(service.login('alice', 'right-password', token('new-device')), { kind: 'throttled' }, 'so is the player on a device never seen');
   assert.equal((await service.login('alice', 'right-password', token('player'))).username, 'Alice', 'the known client gets in at once');
+  const elsewhere = { from: { id: '10.9.9.9', shared: false, address: '10.9.9.9', device: 'token player' } };
+  assert.equal((await service.login('alice', 'right-password', elsewhere)).username, 'Alice', 'the same launcher from an address never seen, straight to this service');
   // Its own failures still hold it.
   for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `typo-${i}`, token('player')), { kind: 'unauthorized' });
   await assert.rejects(service.login('alice', 'right-password', token('player')), { kind: 'throttled' });
