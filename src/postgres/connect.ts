@@ -255,7 +255,7 @@ function replaceablePool(open: (before: number) => Sql, turnable: boolean): Sql 
 export async function connectPostgres(url: string, env: Record<string, string | undefined>, { connections = POOL_SIZE } = {}): Promise<Sql> {
   const postgres = await loadDriver();
   const password = passwordFromFile(env);
-  const sql = replaceablePool((before) => postgres(turnHosts(url, before), {
+  return replaceablePool((before) => postgres(turnHosts(url, before), {
     ...(password === undefined ? {} : { password }),
     // libpq's read-write, as the driver can tell it: postgres.js takes a hot standby for
     // read-write (it asks a setting a standby leaves off), and a primary is what takes writes.
@@ -269,21 +269,19 @@ export async function connectPostgres(url: string, env: Record<string, string | 
     onnotice: () => {},
     connection: { application_name: 'mcauth' },
   }), turnHosts(url, 1) !== url);
-  await firstAnswer(sql);
-  return sql;
 }
 
-/** Waits for the database's first answer, up to FIRST_ANSWER_MS; without one, ends the pool and says so. */
-async function firstAnswer(sql: Sql): Promise<void> {
+/**
+ * Waits for the database's first answer, up to FIRST_ANSWER_MS, and fails saying so without one:
+ * what a start or a command does first (the driver connects at its first query).
+ */
+export async function firstAnswer(sql: Sql): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const silent = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no host of the URL answered within ${FIRST_ANSWER_MS / 1000} s (refused, or silent)`)), FIRST_ANSWER_MS);
   });
   try {
     await Promise.race([sql`SELECT 1`, silent]);
-  } catch (err) {
-    await sql.end({ timeout: 0 }).catch(() => {});
-    throw err;
   } finally {
     clearTimeout(timer);
   }
@@ -297,6 +295,7 @@ async function firstAnswer(sql: Sql): Promise<void> {
 export async function openPostgresStore(url: string, env: Record<string, string | undefined>, { serving = true } = {}): Promise<Store> {
   const sql = await connectPostgres(url, env);
   try {
+    await firstAnswer(sql);
     const opened = await createPostgresStore(sql);
     const pool = pools.get(sql)!;
     const store = serving ? withDeadlines(opened, pool) : opened;

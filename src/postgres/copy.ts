@@ -8,7 +8,7 @@ import type { ISql, TransactionSql } from 'postgres';
 import { BUSY_TIMEOUT_MS } from '../limits.ts';
 import { MIGRATIONS as SQLITE_MIGRATIONS, SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from '../store/schema.ts';
 import { openSqliteStore } from '../store/sqlite.ts';
-import { connectPostgres } from './connect.ts';
+import { connectPostgres, firstAnswer } from './connect.ts';
 import { migrate, MIGRATIONS as POSTGRES_MIGRATIONS, SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from './schema.ts';
 import { dbLabel, isPostgresUrl } from './url.ts';
 
@@ -159,6 +159,7 @@ async function openPostgresSource(url: string, env: Record<string, string | unde
   const sql = await connectPostgres(url, env, { connections: 1 });
   try {
     // The driver connects at its first query: a wrong password is told here, as the source's.
+    await firstAnswer(sql);
     const [found] = await sql<{ present: boolean }[]>`SELECT to_regclass('mcauth_schema') IS NOT NULL AS present`;
     const [row] = found!.present ? await sql<{ version: number }[]>`SELECT version FROM mcauth_schema` : [];
     checkSourceVersion(row ? Number(row.version) : 0, POSTGRES_SCHEMA_VERSION);
@@ -280,6 +281,7 @@ async function openSqliteTarget(path: string): Promise<Target> {
 async function openPostgresTarget(url: string, env: Record<string, string | undefined>): Promise<Target> {
   const sql = await connectPostgres(url, env, { connections: 1 });
   try {
+    await firstAnswer(sql);
     const tables = await sql<{ name: string }[]>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`;
     refuseForeign(tables.map((t) => t.name), tablesOf(POSTGRES_MIGRATIONS));
     await migrate(sql);
