@@ -225,15 +225,17 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
  * systemd's socket the workers accept for themselves, one may get most of an address's
  * connections, and a share would refuse what the owner allowed: each holds the whole limit.
  */
-const shareOf = (workers: number, systemdFd: number | undefined) => (limit: number): number => (systemdFd === undefined ? Math.ceil(limit / workers) : limit);
+function share(limit: number, workers: number, systemdFd: number | undefined): number {
+  return systemdFd === undefined ? Math.ceil(limit / workers) : limit;
+}
 
 /** The route groups the settings switch on, beside the five endpoints and health. */
-function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined, limits: WindowLimits | undefined, share: (limit: number) => number): Area[] {
+function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined, limits: WindowLimits | undefined, shareOf: (limit: number) => number): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
   // In memory, per process: with --workers each worker counts its share, so the total stays the
   // one set; counted in a shared database, each counts toward the whole.
-  const [registrationsPerAddress, registrationsPerHour] = [config.registrationsPerAddress, config.registrationsPerHour].map((n) => (limits ? n : share(n)));
+  const [registrationsPerAddress, registrationsPerHour] = [config.registrationsPerAddress, config.registrationsPerHour].map((n) => (limits ? n : shareOf(n)));
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
@@ -261,8 +263,8 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   const metrics = config.metrics ? createMetrics({ hashLoad: service.hashLoad }) : undefined;
   const logRequests = config.logLevel === 'info' || config.logLevel === 'debug';
   // One count for /auth and the account page's login; with --workers, each worker's share.
-  const share = shareOf(config.workers, systemdFd);
-  const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(share(config.addressLoginLimit), ADDRESS_LOGIN_WINDOW_MS).take : undefined;
+  const shareOf = (limit: number): number => share(limit, config.workers, systemdFd);
+  const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(shareOf(config.addressLoginLimit), ADDRESS_LOGIN_WINDOW_MS).take : undefined;
   let requestId = 0;
   const relays: AddressList = addressList(config.relay);
   const proxies: AddressList = addressList(config.trustProxy);
@@ -271,7 +273,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   // without a word (Node's own server.maxConnections would do that).
   const connections = createConnections({
     max: config.maxConnections,
-    perAddress: share(config.maxConnectionsPerAddress),
+    perAddress: shareOf(config.maxConnectionsPerAddress),
     trusted: (peer) => relays(peer) || proxies(peer),
     graceMs: OVER_CAP_GRACE_MS,
   });
@@ -281,7 +283,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     loginLimit,
     relays,
     proxies,
-    areas: areas(service, config, metrics?.render, loginLimit, limits, share),
+    areas: areas(service, config, metrics?.render, loginLimit, limits, shareOf),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
       metrics || logRequests
