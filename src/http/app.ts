@@ -232,11 +232,12 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     const rule = err instanceof HttpError ? err.refusal : err instanceof ServiceError ? err.rule : undefined;
     if (rule) note(res, { reason: rule });
     if (req.socket.destroyed) return; // the client is gone: no one to answer
-    if (heldFor(req, err) > 0 && !held) {
+    const heldMs = heldFor(req, err);
+    if (heldMs > 0 && !held) {
       // One held answer a connection: one that sends more meanwhile (pipelining past its refusal) is cut off.
       if (holding.has(req.socket)) return void req.socket.destroy();
       holding.add(req.socket);
-      return void setTimeout(() => holding.delete(req.socket) && fail(req, res, route, err, true), heldFor(req, err));
+      return void setTimeout(() => holding.delete(req.socket) && fail(req, res, route, err, true), heldMs);
     }
     if (!req.complete) drain(req);
     if (res.headersSent) res.destroy();

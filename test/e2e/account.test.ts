@@ -621,14 +621,21 @@ describe('signed in', () => {
   test('a wrong current password counts as a failed login of the name', async () => {
     const made = await register(open, 'Forgetter', 'forgetter-password');
     // Six: the wait after the 5th (1 s) passes while its answer is held to the failed-login floor.
+    let sixth = 0;
     for (let i = 0; i < 6; i++) {
+      sixth = performance.now();
       assertFail(await post(open, 'password', { current: `wrong-${i}-password`, new: 'forgetter-new-1' }, { token: made.accessToken }), 401, 'The current password is wrong');
     }
+    // The wait after the 6th is 2 s from when it was counted, after it was sent: within them, the
+    // name is throttled for /auth and for the page alike. (A machine so busy that the 6th's own
+    // answer took that long leaves nothing to see, rather than a false failure.)
     const auth = await game(open, '/auth', { login: 'Forgetter', password: 'forgetter-password' });
-    assert.equal(auth.status, 429, auth.text);
     const again = await post(open, 'password', { current: 'wrong-6-password', new: 'forgetter-new-1' }, { token: made.accessToken });
-    assert.equal(again.status, 429, again.text);
-    assert.ok(Number(again.headers.get('retry-after')) > 0);
+    if (performance.now() - sixth < 2000) {
+      assert.equal(auth.status, 429, auth.text);
+      assert.equal(again.status, 429, again.text);
+      assert.ok(Number(again.headers.get('retry-after')) > 0);
+    }
   });
 
   test('logout-all ends every session, this one too, and the join', async () => {
