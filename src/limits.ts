@@ -45,11 +45,11 @@ export const FORGET_FAILURES_AFTER_MS = 60 * 60 * 1000;
 export const FAILED_LOGIN_FLOOR_MS = 1000;
 /** Password hashes computed at once: libuv's default thread pool has 4 threads. */
 export const DEFAULT_HASH_CONCURRENCY = 4;
-/** Logins that may wait for a hash slot; more get 503 at once. At 16 MiB a hash, memory stays bounded. */
+/** Logins that may wait for a hash slot; more get 503 without waiting in line. At 16 MiB a hash, memory stays bounded. */
 export const DEFAULT_HASH_QUEUE = 64;
 /**
  * Logins of one name that may wait while it is checked (a name is checked once at a time, and
- * its others hold no place in the pool); more get 503 at once. A player sends one or two.
+ * its others hold no place in the pool); more get 503 without waiting. A player sends one or two.
  */
 export const NAME_QUEUE = 8;
 
