@@ -1,7 +1,14 @@
 // The HTTP face of the service: its routes (the five endpoints, health, and the areas a
 // capability adds), the API key, and how every failure becomes an envelope.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { HELD_REFUSAL_MS, MAX_DRAIN_BYTES, MAX_LOGGED_PLAYER_CHARS, MAX_PROFILES_ENTRY_BYTES, MAX_RELAYED_BODY_BYTES, NAME_PATTERN } from '../limits.ts';
+import {
+  HELD_REFUSAL_MS,
+  MAX_DRAIN_BYTES,
+  MAX_LOGGED_PLAYER_CHARS,
+  MAX_PROFILES_ENTRY_BYTES,
+  MAX_RELAYED_BODY_BYTES,
+  NAME_PATTERN,
+} from '../limits.ts';
 import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import type { LoginClient } from '../service/throttle.ts';
@@ -277,7 +284,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       else if (keyCheck && path !== `${options.basePath}/health` && !keyed) {
         // Probes cannot send the key. Held like a flood's refusals, so guesses cost the guesser a
         // connection a second; not behind a trusted proxy, whose connection its clients share.
-        throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' }, undefined, caller.proxied ? 0 : HELD_REFUSAL_MS);
+        const heldMs = caller.proxied ? 0 : HELD_REFUSAL_MS;
+        throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' }, undefined, heldMs);
       }
       found = route(req);
       options.shed?.(req, res, caller);

@@ -29,7 +29,12 @@ export interface NewUser {
  * check of `name` whose turn it has: see HashPool.reserve): refused at once when there is no
  * place. `timed`: false for work that hashes nothing.
  */
-export async function inPool<T>(ctx: Context, address: string | undefined, work: () => Promise<T>, { timed = true, standing, name }: { timed?: boolean; standing?: Standing; name?: string } = {}): Promise<T> {
+export async function inPool<T>(
+  ctx: Context,
+  address: string | undefined,
+  work: () => Promise<T>,
+  { timed = true, standing, name }: { timed?: boolean; standing?: Standing; name?: string } = {},
+): Promise<T> {
   const slot = ctx.pool.reserve(address, standing, name);
   if (typeof slot === 'string') throw noPlace(slot);
   try {

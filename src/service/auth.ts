@@ -66,7 +66,15 @@ export interface LoginOptions {
  * checks ran. So neither the time, at any load, nor the answer tells it from a wrong password,
  * and it costs no CPU (until a first check, the dummy is checked).
  */
-async function checkInTurn(ctx: Context, name: string, password: string, stored: string | undefined, { address }: LoginClient, standing: Standing, callerLeft?: AbortSignal): Promise<boolean> {
+async function checkInTurn(
+  ctx: Context,
+  name: string,
+  password: string,
+  stored: string | undefined,
+  { address }: LoginClient,
+  standing: Standing,
+  callerLeft?: AbortSignal,
+): Promise<boolean> {
   // No turn when NAME_QUEUE logins of the name wait already (or its place went to a more likely login): busy.
   const key = name.toLowerCase();
   const over = await ctx.pool.turn(key, standing);
@@ -144,7 +152,8 @@ export async function login(ctx: Context, name: string, password: string, { fiel
 async function startSession(ctx: Context, user: User, to?: LoginClient): Promise<AuthResult> {
   const { token, digest } = issueToken();
   const now = ctx.now();
-  if (!(await ctx.store.recordLogin(user.id, user.passwordHash, digest, now, now + ctx.options.tokenTtlSeconds * 1000, MAX_TOKENS_PER_USER, to && clientDigest(to)))) {
+  const expiresAt = now + ctx.options.tokenTtlSeconds * 1000;
+  if (!(await ctx.store.recordLogin(user.id, user.passwordHash, digest, now, expiresAt, MAX_TOKENS_PER_USER, to && clientDigest(to)))) {
     const after = await ctx.store.findUserById(user.id);
     throw after?.lockedAt != null ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
   }

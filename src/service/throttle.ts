@@ -53,10 +53,12 @@ export function throttledUntil({ failures, lastAt }: LoginFailures, free = FREE_
 }
 
 /** The store's keys of a login's counts: the name's, the name's from this client, and the checks of the name held back by others (for clients with an identity, or without). */
-const keysOf = (name: string, client: LoginClient): string[] => [name, `${name} ${client.id}`, `${name} ${client.shared ? '!' : '?'}`].map((key) => key.toLowerCase());
+const keysOf = (name: string, client: LoginClient): string[] =>
+  [name, `${name} ${client.id}`, `${name} ${client.shared ? '!' : '?'}`].map((key) => key.toLowerCase());
 
 /** The launcher a token is issued to, as the store keeps it (see Store.hasClient); none for a login that sent no clientToken. */
-export const clientDigest = (client: LoginClient): string | undefined => (client.device === undefined ? undefined : digestToken(client.device));
+export const clientDigest = (client: LoginClient): string | undefined =>
+  client.device === undefined ? undefined : digestToken(client.device);
 
 /** The key of the digests in Context.refusedRetries; it never leaves this process. */
 const retryKey = randomBytes(32);
@@ -103,5 +105,6 @@ export async function uncountLoginAttempt(ctx: Context, name: string, client: Lo
 /** Forgets the failures of the name, of this client and the name's checks of both kinds (the password was right); other clients' stay. */
 export async function clearLoginFailures(ctx: Context, name: string, client: LoginClient): Promise<void> {
   const keys = [...keysOf(name, client), `${name} ${client.shared ? '?' : '!'}`.toLowerCase()];
-  await ctx.store.updateLoginFailures(keys, ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map(() => ({ failures: 0, lastAt: 0 })));
+  const cleared = (counts: LoginFailures[]): LoginFailures[] => counts.map(() => ({ failures: 0, lastAt: 0 }));
+  await ctx.store.updateLoginFailures(keys, ctx.now() - FORGET_FAILURES_AFTER_MS, cleared);
 }

@@ -76,7 +76,9 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     deleteUser: sql('DELETE FROM users WHERE id = ?'),
     deleteTokens: sql('DELETE FROM tokens WHERE user_id = ?1 AND digest IS NOT ?2'),
     insertToken: sql('INSERT INTO tokens (digest, user_id, issued_at, expires_at, client) VALUES (?, ?, ?, ?, ?)'),
-    hasClient: sql('SELECT 1 FROM users JOIN tokens ON tokens.user_id = users.id WHERE users.name_key = ? AND tokens.client = ? AND tokens.expires_at > ? LIMIT 1'),
+    hasClient: sql(
+      'SELECT 1 FROM users JOIN tokens ON tokens.user_id = users.id WHERE users.name_key = ? AND tokens.client = ? AND tokens.expires_at > ? LIMIT 1',
+    ),
     pruneTokens: sql(
       `DELETE FROM tokens WHERE user_id = ?1 AND (expires_at <= ?2 OR rowid NOT IN (
          SELECT rowid FROM tokens WHERE user_id = ?1 AND expires_at > ?2 ORDER BY rowid DESC LIMIT ?3))`,

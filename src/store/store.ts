@@ -105,7 +105,15 @@ export interface Store {
    * or password change may land while the password is being checked). `client`: a digest of
    * who logged in (see hasClient), kept with the token.
    */
-  recordLogin(userId: string, verifiedHash: string, digest: string, now: number, expiresAt: number, maxLive: number, client?: string): Promise<boolean>;
+  recordLogin(
+    userId: string,
+    verifiedHash: string,
+    digest: string,
+    now: number,
+    expiresAt: number,
+    maxLive: number,
+    client?: string,
+  ): Promise<boolean>;
   /** Whether the user named `name` (any case) holds a token issued to `client` that expires after `now`. */
   hasClient(name: string, client: string, now: number): Promise<boolean>;
   /**
