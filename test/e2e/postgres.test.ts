@@ -1,8 +1,9 @@
 // Several nodes of dist/server.js on one PostgreSQL database (on the phase's throwaway cluster,
 // see test/helpers/postgres.ts): what one node records, every other sees at once; the guessing
 // throttle and the registration limits count across them; a node killed does not stop the others;
-// the password of the database URL is never shown. (A database that is away, and a failover:
-// postgres-outage.test.ts.) Without PostgreSQL on the machine these skip, saying so.
+// the password of the database URL is never shown. (A database that is away:
+// postgres-outage.test.ts; a failover: postgres-failover.test.ts.) Without PostgreSQL on the
+// machine these skip, saying so.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
