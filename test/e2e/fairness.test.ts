@@ -38,13 +38,14 @@ describe('1,100 idle connections from one address (default flags)', () => {
   });
   after(() => s.stop());
 
-  test('held for 25 s: /health from another address answers within a second, every second, and a player logs in', async () => {
+  // Held past the 10 s headers timeout, which closes the ones within the cap that sent nothing.
+  test('held for 12 s: /health from another address answers within a second, every second, and a player logs in', async () => {
     const held = await pool(Array.from({ length: 1100 }, (_, i) => i), 50, () => connect(s.port, '127.0.1.50'));
     const started = Date.now();
     const late: string[] = [];
     let checks = 0;
     let loggedIn = false;
-    while (Date.now() - started < 25_000) {
+    while (Date.now() - started < 12_000) {
       const sent = performance.now();
       const health = await call(s.port, '/health', { from: '127.0.1.51', timeoutMs: 5000 }).catch((err: Error) => ({ status: 0, body: err.message }) as Answer);
       const ms = performance.now() - sent;
@@ -58,7 +59,7 @@ describe('1,100 idle connections from one address (default flags)', () => {
       await sleep(Math.max(0, 1000 - (performance.now() - sent)));
     }
     assert.ok(loggedIn);
-    assert.ok(checks >= 15, `only ${checks} checks in 25 s`);
+    assert.ok(checks >= 8, `only ${checks} checks in 12 s`);
     assert.deepEqual(late, [], 'every /health answered 200 within a second');
     // The server closed those over the address's cap (64) at once or very soon; the test closed none.
     const open = held.filter((c) => !c.isClosed()).length;
@@ -181,11 +182,9 @@ describe('relays are never held to per-address rules', () => {
       const uuids = await addPlayers(s.port, ADMIN, names, PASSWORD);
       const from = '127.0.1.60';
       const tokens = new Map<string, string>();
-      const started = performance.now();
-      // 200 logins (past the 120 a direct address gets) sent at up to 8 a second, at most 8 waiting
-      // at once (so that a slow machine's hash pool cannot be what refuses one).
-      const logins = await pool(Array.from({ length: 200 }, (_, i) => names[i % 20]!), 8, async (name, i) => {
-        await sleep(Math.max(0, i * 125 - (performance.now() - started)));
+      // 200 logins (past the 120 a direct address gets in a minute), at most 8 waiting at once (so
+      // that a slow machine's hash pool cannot be what refuses one).
+      const logins = await pool(Array.from({ length: 200 }, (_, i) => names[i % 20]!), 8, async (name) => {
         const r = await login(s.port, name, from, KEY);
         if (r.status === 200) tokens.set(name, r.body.result.accessToken);
         return r;
