@@ -3,7 +3,8 @@
 // goes through the same service functions as /auth, the CLI and the admin API, so every rule
 // holds here too. Players' browsers cannot hold the API key: this area needs none. A signed-in
 // call carries the player's access token as `Authorization: Bearer TOKEN` (never a cookie, so
-// no other site can make a browser send it: no CSRF).
+// no other site can make a browser send it: no CSRF). The one cookie, set by a sign-in and sent
+// with the next only, marks the browser as one the player signed in with (device-cookie.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerFor, countLogin, loginClient, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
@@ -16,6 +17,7 @@ import type { Service } from '../service/service.ts';
 import type { User } from '../store/store.ts';
 import { setHostedTexture } from '../textures/hosted.ts';
 import { readUpload, type UploadSettings } from '../textures/upload.ts';
+import { deviceCookie, deviceOf } from './device-cookie.ts';
 import { renderPage, type AccountSettings } from './page.ts';
 
 /** The window both registration limits count in. */
@@ -156,7 +158,10 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           // As /auth: a login whose caller has left is not hashed for no one.
           const left = new AbortController();
           res.once('close', () => left.abort());
-          const { username, userUUID, accessToken } = await service.login(name, password, { field: 'name', callerLeft: left.signal, from: loginClient(req) });
+          const device = deviceOf(req);
+          const from = loginClient(req, device);
+          const { username, userUUID, accessToken } = await service.login(name, password, { field: 'name', callerLeft: left.signal, from });
+          res.setHeader('set-cookie', deviceCookie(device, `${options.settings.basePath}/account/login`));
           sendResult(res, { username, userUUID, accessToken });
         },
       },

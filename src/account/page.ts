@@ -112,7 +112,9 @@ const SCRIPT = String.raw`
     }
     let res;
     try {
-      res = await fetch(base + '/account/' + path, { method, headers, body, cache: 'no-store', credentials: 'omit' });
+      // Cookies only for signing in: the device cookie (src/account/device-cookie.ts). The session is the token, never a cookie.
+      const credentials = path === 'login' ? 'same-origin' : 'omit';
+      res = await fetch(base + '/account/' + path, { method, headers, body, cache: 'no-store', credentials });
     } catch {
       throw failure(S.networkError, 0);
     }

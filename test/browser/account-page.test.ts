@@ -628,11 +628,16 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     await shot('keyboard-password-changed', false);
   });
 
-  await t.test('the token lives in the page only: no cookie, no storage, and a reload signs out', async () => {
+  await t.test('the token lives in the page only: no session cookie, no storage, and a reload signs out', async () => {
     await waitForView(page, 'signed-in');
-    // After every action above: no cookie in the whole browser (for any site), nothing in the
-    // page's storage of any kind.
-    assert.deepEqual(await page.browserContext().cookies(), []);
+    // After every action above: one cookie in the whole browser (for any site), the device
+    // cookie the sign-ins set (src/account/device-cookie.ts), which no script can read and only a
+    // sign-in sends; nothing in the page's storage of any kind.
+    const cookies = await page.browserContext().cookies();
+    assert.deepEqual(
+      cookies.map((c) => [c.name, c.path, c.httpOnly, c.secure, c.sameSite]),
+      [['mcauth_device', '/account/login', true, true, 'Strict']],
+    );
     const stored = await page.evaluate(async () => ({
       local: localStorage.length,
       session: sessionStorage.length,
