@@ -5,8 +5,9 @@
 // call carries the player's access token as `Authorization: Bearer TOKEN` (never a cookie, so
 // no other site can make a browser send it: no CSRF). The one cookie, set by a sign-in and sent
 // with the next only, marks the browser as one the player signed in with (device-cookie.ts).
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { callerFor, countLogin, loginClient, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
+import { callerFor, countLogin, deviceNamed, loginClient, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, stringField } from '../http/fields.ts';
 import type { Handler } from '../http/router.ts';
@@ -17,7 +18,7 @@ import type { Service } from '../service/service.ts';
 import type { User } from '../store/store.ts';
 import { setHostedTexture } from '../textures/hosted.ts';
 import { readUpload, type UploadSettings } from '../textures/upload.ts';
-import { deviceCookie, deviceOf } from './device-cookie.ts';
+import { deviceCookie, sentDevice } from './device-cookie.ts';
 import { renderPage, type AccountSettings } from './page.ts';
 
 /** The window both registration limits count in. */
@@ -158,8 +159,12 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           // As /auth: a login whose caller has left is not hashed for no one.
           const left = new AbortController();
           res.once('close', () => left.abort());
-          const device = deviceOf(req);
-          const from = loginClient(req, device);
+          // A browser without the cookie is no client of its own (a relay's sign-ins count
+          // together, as its /auth calls without a clientToken do), but its token is issued to a
+          // new device, which the cookie then names.
+          const sent = sentDevice(req);
+          const device = sent ?? randomUUID();
+          const from = sent === undefined ? { ...loginClient(req), device: deviceNamed(device) } : loginClient(req, sent);
           const { username, userUUID, accessToken } = await service.login(name, password, { field: 'name', callerLeft: left.signal, from });
           res.setHeader('set-cookie', deviceCookie(device, `${options.settings.basePath}/account/login`));
           sendResult(res, { username, userUUID, accessToken });

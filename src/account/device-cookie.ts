@@ -4,7 +4,6 @@
 // was issued to it), so its sign-in is held by its own failures only, never by the name's
 // ceiling that other people's guesses filled. It proves nothing by itself and opens nothing: it is
 // no session, and a value the service never issued a token to is an unknown client like any.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 const NAME = 'mcauth_device';
@@ -12,13 +11,13 @@ const VALUE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** How long a browser keeps it: the longest a browser allows (400 days); a token it was issued outlives it never. */
 const MAX_AGE_SECONDS = 400 * 24 * 60 * 60;
 
-/** The device a sign-in comes from: the cookie's value when the browser sent a well-formed one, else a new one. */
-export function deviceOf(req: IncomingMessage): string {
+/** The device the browser names with a well-formed cookie, if it sent one. */
+export function sentDevice(req: IncomingMessage): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [name, value] = part.trim().split('=', 2);
     if (name === NAME && value !== undefined && VALUE.test(value)) return value;
   }
-  return randomUUID();
+  return undefined;
 }
 
 /**

@@ -70,6 +70,9 @@ const callers = new WeakMap<IncomingMessage, Caller>();
 /** Who made a request the app has seen. */
 export const callerFor = (req: IncomingMessage): Caller => callers.get(req)!;
 
+/** The launcher a clientToken names, as LoginClient.device keeps it. */
+export const deviceNamed = (clientToken: string): string => `token ${digestToken(clientToken)}`;
+
 /**
  * Who a login comes from (see LoginClient): a direct caller by its address; a relay by the
  * clientToken it forwards (kept as a digest), or else as one client for all its players. The
@@ -77,7 +80,7 @@ export const callerFor = (req: IncomingMessage): Caller => callers.get(req)!;
  */
 export function loginClient(req: IncomingMessage, clientToken?: string): LoginClient {
   const { address, relay } = callers.get(req)!;
-  const device = clientToken === undefined ? undefined : `token ${digestToken(clientToken)}`;
+  const device = clientToken === undefined ? undefined : deviceNamed(clientToken);
   if (!relay) return { id: address, shared: false, address, device };
   return device === undefined ? { id: `relay ${address}`, shared: true } : { id: device, shared: false, device };
 }
