@@ -26,5 +26,5 @@ export const TIMING_FILES = [
   'test/e2e/overload.test.ts',
   'test/e2e/postgres-outage.test.ts',
   'test/e2e/throttle.test.ts',
-  'test/service/throttle.test.ts',
+  'test/service/login-floor.test.ts',
 ];

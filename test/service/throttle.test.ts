@@ -1,40 +1,10 @@
 // The password-guessing throttle and the fair hash pool, against the in-memory store and a test
-// clock. Players here carry a test hash (a "foreign" one) whose checks are counted, and can be
-// held, so a test sees exactly which attempts reached a password check.
+// clock (throttle-setup.ts). These count checks and read a clock of their own, so they run beside
+// other files; the failed-login floor, timed on the real clock, is login-floor.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultServiceOptions } from '../../src/cli/options.ts';
-import { hashPassword } from '../../src/crypto/password.ts';
-import { createService } from '../../src/service/service.ts';
 import { throttledUntil, type LoginClient } from '../../src/service/throttle.ts';
-import type { ForeignHashes } from '../../src/service/context.ts';
-import { createMemoryStore } from '../../src/memory/store.ts';
-
-/** Clients as the HTTP layer makes them: a direct caller by address; a relay's players, all as one. */
-const direct = (address: string): LoginClient => ({ id: address, shared: false, address });
-const RELAY: LoginClient = { id: 'relay 127.0.0.1', shared: true };
-
-function setup(options = {}) {
-  let now = 10_000_000;
-  const checks = { count: 0, hold: undefined as Promise<void> | undefined };
-  const foreignHashes: ForeignHashes = {
-    recognize: (hash) => ({ stored: `test$${hash}` }),
-    async verify(password, stored) {
-      checks.count++;
-      await checks.hold;
-      return stored === `test$${password}`;
-    },
-  };
-  // No floor for failed logins: these tests count checks, the floor's own test times it.
-  const service = createService(createMemoryStore(), { ...defaultServiceOptions(), failedLoginFloorMs: 0, foreignHashes, ...options }, () => now);
-  const addPlayer = (name: string) => service.addUser({ name, hash: 'right-password' });
-  return { checks, service, addPlayer, advance: (ms: number) => (now += ms) };
-}
-
-/** Resolves once `ready` holds, looking again after each turn of the event loop. */
-async function until(ready: () => boolean): Promise<void> {
-  while (!ready()) await new Promise((r) => setImmediate(r));
-}
+import { direct, RELAY, setup, until } from './throttle-setup.ts';
 
 test('the wait is 0 for 5 failures, then 1 s, doubling, at most 15 minutes; another number of free failures shifts it', () => {
   assert.equal(throttledUntil({ failures: 4, lastAt: 100 }), 0);
@@ -313,24 +283,4 @@ test('an unknown name whose caller has left is dropped and uncounted as a known 
     for (let i = 0; i < 6; i++) await assert.rejects(service.login(name, 'x', { callerLeft: left.signal }), { kind: 'busy', message: 'The caller left before its login was checked' }, name);
   }
   await assert.rejects(service.login('nobody', 'x'), { kind: 'unauthorized' }, 'none of the six counted');
-});
-
-test('no failed login is answered before the floor, for a known name as for an unknown one; a right password does not wait for it', async () => {
-  const timed = async (work: Promise<unknown>): Promise<number> => {
-    const started = performance.now();
-    await work.catch(() => undefined);
-    return performance.now() - started;
-  };
-  // A right password costs a scrypt (the test hash is replaced by one), which a machine busy with
-  // other work makes longer: the floor is 400 ms, or four of those there, for the two to differ.
-  const floorMs = Math.max(400, 4 * (await timed(hashPassword('a-password'))));
-  const { service, addPlayer } = setup({ failedLoginFloorMs: floorMs });
-  await addPlayer('Alice');
-  await timed(service.login('alice', 'warm-up')); // a check timed, so the unknown name waits instead of hashing
-  for (const name of ['alice', 'nobody']) {
-    const ms = await timed(service.login(name, 'wrong'));
-    assert.ok(ms >= floorMs - 5, `${name}: a failure answered after ${ms.toFixed(0)} ms (floor ${floorMs.toFixed(0)} ms)`);
-  }
-  const right = await timed(service.login('alice', 'right-password'));
-  assert.ok(right < floorMs - 5, `the right password waited ${right.toFixed(0)} ms (floor ${floorMs.toFixed(0)} ms)`);
 });
