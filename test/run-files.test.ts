@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import type { PhaseReport } from './file-times.ts';
 import { childEnv, ROOT, runProc, tempDir } from './helpers/process.ts';
-import { FILES_AT_ONCE, TIMING_FILES } from './file-groups.ts';
+import { FILES_AT_ONCE, LONG_FILES, startOrder, TIMING_FILES } from './file-groups.ts';
 import { postgresMissing, SHARED_CLUSTER_ENV } from './helpers/postgres.ts';
 
 const { dir, cleanup } = tempDir();
@@ -224,4 +224,11 @@ test('every test phase of package.json runs its files through test/run-files.ts'
   assert.deepEqual(phases.sort(), ['test:browser', 'test:deno', 'test:node', 'test:postgres']);
   for (const phase of phases) assert.match(scripts[phase]!, /\bnode --import tsx test\/run-files\.ts /, phase);
   for (const phase of ['test:node', 'test:postgres', 'test:deno']) assert.match(scripts[phase]!, /test\/run-files\.ts --postgres /, phase);
+});
+
+test('the long files of the rest start first, in their order; every other file after them as given, none dropped', () => {
+  for (const file of LONG_FILES) assert.ok(existsSync(join(ROOT, file)) && !TIMING_FILES.includes(file), file);
+  const others = ['test/a.test.ts', 'test/e2e/b.test.ts'];
+  assert.deepEqual(startOrder([...others, LONG_FILES[1]!, LONG_FILES[0]!]), [LONG_FILES[0], LONG_FILES[1], ...others]);
+  assert.deepEqual(startOrder(others), others);
 });

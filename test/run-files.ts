@@ -1,6 +1,6 @@
 // Runs the test files of one `npm test` phase (each test:* script of package.json): the files
 // that the patterns given match (from the working folder, the package's), in two groups.
-// - The most of them run several at a time (FILES_AT_ONCE, file-groups.ts).
+// - The most of them run several at a time (FILES_AT_ONCE, file-groups.ts), the longest started first.
 // - The files that measure time under load (TIMING_FILES) run after those, one at a time.
 // Both groups run even when the first fails. At the end it prints the phase's test counts and its
 // slowest files; with MCAUTH_TEST_FILE_TIMES set, it also writes what it printed there as JSON,
@@ -13,7 +13,7 @@ import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node
 import { constants, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileLine, SLOWEST_SHOWN, type FileTime, type PhaseReport, type TestCounts } from './file-times.ts';
-import { FILES_AT_ONCE, TIMING_FILES } from './file-groups.ts';
+import { FILES_AT_ONCE, startOrder, TIMING_FILES } from './file-groups.ts';
 import type { Cluster } from './helpers/postgres.ts';
 
 const REPORTER = join(import.meta.dirname, 'file-times.ts');
@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
   const all = [...new Set(globSync(patterns))].sort();
   if (all.length === 0) throw new Error(`no test file matches ${patterns.join(' ')}`);
   const timing = all.filter((f) => TIMING_FILES.includes(f));
-  const rest = all.filter((f) => !TIMING_FILES.includes(f));
+  const rest = startOrder(all.filter((f) => !TIMING_FILES.includes(f)));
 
   const dir = mkdtempSync(join(tmpdir(), 'mcauth-run-'));
   let cluster: Cluster | undefined;
