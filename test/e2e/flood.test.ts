@@ -18,8 +18,10 @@
 // Every client is bound to its own loopback address (all of 127/8 reaches the server on Linux).
 import { test, describe, before, after, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { Agent } from 'node:http';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { tempDir, withServer, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
@@ -29,10 +31,13 @@ import { sleep } from './util.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 
 const tmp = tempDir();
+/** Every player of the file, seeded once (a password hash each); each server below runs on a copy of its own. */
+const seeded = pathJoin(tmp.dir, 'players.db');
 const db = pathJoin(tmp.dir, 'flood.db');
 const KEY = 'flood-api-key-0123456789';
 const PASSWORD = 'player-Pass-7Hq2';
-const PLAYERS = Array.from({ length: 20 }, (_, i) => `Player${i}`);
+const ALL = Array.from({ length: 88 }, (_, i) => `Player${i}`);
+const PLAYERS = ALL.slice(0, 20);
 const LOGINS_EACH = 3;
 /**
  * A player's login slower than this counts as failed; or, where a machine busy with other work
@@ -52,7 +57,15 @@ const PLAYERS_MS = 120_000;
 
 const bearer = { authorization: `Bearer ${KEY}` };
 
-before(() => seedPlayers(db, PLAYERS, PASSWORD));
+/** A copy of the seeded players' database at `file`, its write-ahead log too if the seeding server left one. */
+function copySeeded(file: string): void {
+  for (const suffix of ['', '-wal']) if (existsSync(seeded + suffix)) copyFileSync(seeded + suffix, file + suffix);
+}
+
+before(async () => {
+  await seedPlayers(seeded, ALL, PASSWORD);
+  copySeeded(db);
+});
 
 after(() => tmp.cleanup());
 
@@ -248,10 +261,9 @@ describe('a flood of random names does not keep players out', () => {
 
 describe('after a burst, a quiet server', () => {
   test('20 known names (a wrong password) and 20 unknown names take the same time: medians within 10%', async (t) => {
-    const burst = Array.from({ length: 68 }, (_, i) => `Burst${i}`);
-    const known = Array.from({ length: 20 }, (_, i) => `Known${i}`);
+    const [known, burst] = [ALL.slice(0, 20), ALL.slice(20)];
     const file = pathJoin(tmp.dir, 'burst.db');
-    await seedPlayers(file, [...burst, ...known], PASSWORD);
+    copySeeded(file);
     // One hash at a time: the burst's last logins queue for 64 checks, several seconds, well past
     // the 1 s failed-login floor, so a time drawn from checks that counted their queueing would show.
     await withServer(['--db', file, '--hash-concurrency', '1'], async (s) => {
@@ -281,28 +293,32 @@ describe('after a burst, a quiet server', () => {
 });
 
 describe('a flood through the relay spread over 80 players\' names with made-up clientTokens (about 15 a second)', () => {
-  const names = Array.from({ length: 80 }, (_, i) => `Target${i}`);
+  const names = ALL.slice(0, 80);
   const file = pathJoin(tmp.dir, 'relay-flood.db');
-  before(() => seedPlayers(file, names, PASSWORD));
+  before(() => copySeeded(file));
 
   /**
    * Logins of `names` with random passwords and clientTokens, one lane for each of `from`, each
-   * sending again once answered and `paceMs` after its last, until the function returned is called.
+   * sending again once answered and `paceMs` after its last, until the function returned is
+   * called, which cuts the logins still waiting (counted as status 0) and returns the answers.
    */
   function guessNames(port: number, from: string[], paceMs: number): () => Promise<Record<number, number>> {
     let running = true;
     const statuses: Record<number, number> = {};
+    // Each login on a connection of its own (as without an agent), all of them cut at once at the end.
+    const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
     const lanes = from.map(async (address) => {
       while (running) {
         const sent = performance.now();
         const body = { username: names[Math.floor(Math.random() * names.length)], password: randomBytes(9).toString('base64'), clientToken: randomBytes(16).toString('hex') };
-        const a = await call(port, '/auth', { from: address, body, timeoutMs: 20_000 }).catch(() => ({ status: 0 }) as Answer);
+        const a = await call(port, '/auth', { from: address, body, agent, timeoutMs: 20_000 }).catch(() => ({ status: 0 }) as Answer);
         statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-        await sleep(Math.max(0, paceMs - (performance.now() - sent)));
+        if (running) await sleep(Math.max(0, paceMs - (performance.now() - sent)));
       }
     });
     return async () => {
       running = false;
+      agent.destroy();
       await Promise.all(lanes);
       return statuses;
     };
@@ -328,9 +344,9 @@ describe('a flood through the relay spread over 80 players\' names with made-up 
       await withServer(['--db', file], async (s) => {
         // Each player's launcher logged in once before, with its own clientToken, as a LauncherServer of the 0.0.5 line forwards it.
         const launchers = new Map(names.slice(0, 20).map((name) => [name, randomBytes(16).toString('hex')]));
-        for (const [name, clientToken] of launchers) {
+        await pool([...launchers], 4, async ([name, clientToken]) => {
           assert.equal((await call(s.port, '/auth', { body: { username: name, password: PASSWORD, clientToken } })).status, 200);
-        }
+        });
         const stop = guessNames(s.port, [...from], (from.length / 15) * 1000);
         try {
           await sleep(3000);
