@@ -106,8 +106,8 @@ describe('64 addresses, each holding 61 idle connections (under its cap of 64) a
     await addPlayers(s.port, ADMIN, names, PASSWORD);
     const holders = holdIdle(s.port, Array.from({ length: 64 }, (_, i) => `127.0.2.${i + 1}`), 61, 50);
     try {
-      // Under way: well past --max-connections (1,024) opened.
-      assert.ok(await until(async () => holders.opened() >= 3000, 60_000), `only ${holders.opened()} connections opened`);
+      // Under way: twice --max-connections (1,024) opened.
+      assert.ok(await until(async () => holders.opened() >= 2048, 60_000), `only ${holders.opened()} connections opened`);
       // 60 logins, two at a time: through the relay (127.0.0.1, this host, a relay by default) and from 10 other addresses.
       const times = await pool(Array.from({ length: 60 }, (_, i) => i), 2, async (i) => {
         const from = i % 2 === 0 ? '127.0.0.1' : `127.0.5.${(i % 10) + 1}`;
