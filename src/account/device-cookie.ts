@@ -1,14 +1,14 @@
 // The account page's device cookie (OWASP's Blocking Brute Force Attacks, "device cookies"): set
 // after a successful sign-in, sent back only with the next sign-in. A browser that brings it is
-// the launcher of a player who signed in before (src/service/throttle.ts: the page's live token
-// was issued to it), so its sign-in is held by its own failures only, never by the name's
+// one a player signed in with before (src/service/throttle.ts: the page's live token was issued
+// to it), so its sign-in is held by its own failures only, never by the name's
 // ceiling that other people's guesses filled. It proves nothing by itself and opens nothing: it is
 // no session, and a value the service never issued a token to is an unknown client like any.
 import type { IncomingMessage } from 'node:http';
 
 const NAME = 'mcauth_device';
 const VALUE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** How long a browser keeps it: the longest a browser allows (400 days); a token it was issued outlives it never. */
+/** How long a browser keeps it: the longest browsers allow (400 days), past any --token-ttl but the longest; it names the browser only while a token issued to it lives. */
 const MAX_AGE_SECONDS = 400 * 24 * 60 * 60;
 
 /** The device the browser names with a well-formed cookie, if it sent one. */
