@@ -258,7 +258,6 @@ function areas(service: Service, config: ServeConfig, render: (() => Promise<str
 
 export async function startServer(config: ServeConfig, store: Store, log: Logger, { configFile, warnings = true, systemdFd, limits }: StartOptions = {}): Promise<RunningServer> {
   const service = createService(store, toServiceOptions(config));
-  await service.warmUp();
   const basePath = normalizeBasePath(config.basePath);
   const metrics = config.metrics ? createMetrics({ hashLoad: service.hashLoad }) : undefined;
   const logRequests = config.logLevel === 'info' || config.logLevel === 'debug';

@@ -26,19 +26,25 @@ export const BAD_CREDENTIALS = 'Wrong login or password';
 const callerGone = (): ServiceError => new ServiceError('busy', 'The caller left before its login was checked');
 const locked = (reason: string | null): ServiceError => new ServiceError('forbidden', `This account is locked${reason ? `: ${reason}` : ''}`);
 
-let dummy: Promise<string> | undefined;
+/** Each service's first timed check, while it is made (see firstTimedCheck). */
+const firstChecks = new WeakMap<Context, Promise<string>>();
 
 /**
- * A hash of a random password with today's parameters. An unknown login is verified against it,
- * so that it costs the same time as a wrong password and the timing reveals nothing either.
+ * Makes sure the pool has timed a check, for an unknown name to wait as long as one: when none
+ * was yet (the first login of a process is an unknown name's), a hash of a random password with
+ * today's parameters, in a slot of the pool, which times it as it times a check. Made once, when
+ * first needed, not at every start; the unknown names that come meanwhile wait for the same one.
  */
-export function dummyHash(): Promise<string> {
-  dummy ??= hashPassword(randomUUID());
-  return dummy;
+function firstTimedCheck(ctx: Context): Promise<string> {
+  let made = firstChecks.get(ctx);
+  if (made === undefined) {
+    made = inPool(ctx, undefined, () => hashPassword(randomUUID()));
+    firstChecks.set(ctx, made);
+    // Refused (a full pool): the next unknown name tries again.
+    made.catch(() => firstChecks.delete(ctx));
+  }
+  return made;
 }
-
-/** Computes the dummy hash in a slot of the pool, which times it as it times a check. */
-export const warmUp = (ctx: Context): Promise<string> => inPool(ctx, undefined, dummyHash);
 
 /**
  * Checks a password against a stored hash: scrypt, or an imported player's foreign hash (a wrong
@@ -64,7 +70,7 @@ export interface LoginOptions {
  * the load of the moment makes a check wait (and a full pool refuses it alike); given its slot,
  * it leaves it at once, costing no one a slot's time, and waits as long as one of the recent
  * checks ran. So neither the time, at any load, nor the answer tells it from a wrong password,
- * and it costs no CPU (until a first check, the dummy is checked).
+ * and it costs no CPU (but for one hash a process, when it comes before any check: firstTimedCheck).
  */
 async function checkInTurn(
   ctx: Context,
@@ -80,18 +86,18 @@ async function checkInTurn(
   const over = await ctx.pool.turn(key, standing);
   if (!over) throw noPlace('busy');
   try {
-    const typical = stored === undefined ? ctx.pool.recentCheckMs() : undefined;
+    if (stored === undefined && ctx.pool.recentCheckMs() === undefined) await firstTimedCheck(ctx);
     const matches = await inPool(
       ctx,
       address,
       async () => {
         // Asked here for known and unknown names alike, or the answer would tell them apart.
         if (callerLeft?.aborted) throw callerGone();
-        return typical === undefined ? checkPassword(ctx, password, stored ?? (await dummyHash())) : false;
+        return stored === undefined ? false : checkPassword(ctx, password, stored);
       },
-      { timed: typical === undefined, standing, name: key },
+      { timed: stored !== undefined, standing, name: key },
     );
-    if (typical !== undefined) await sleep(typical);
+    if (stored === undefined) await sleep(ctx.pool.recentCheckMs()!);
     return matches;
   } finally {
     over();

@@ -1,6 +1,6 @@
 // The service: every operation of the HTTP interface and the CLI, over one store.
 import * as accounts from './accounts.ts';
-import { changeOwnPassword, login, register, userByToken, warmUp, type LoginOptions } from './auth.ts';
+import { changeOwnPassword, login, register, userByToken, type LoginOptions } from './auth.ts';
 import { createInvite, listInvites, revokeInvite } from './invites.ts';
 import { createResetCode, resetPassword } from './resets.ts';
 import type { Context, ServiceOptions } from './context.ts';
@@ -17,8 +17,6 @@ export type Service = ReturnType<typeof createService>;
 export function createService(store: Store, options: ServiceOptions, now: () => number = Date.now) {
   const ctx: Context = { store, options, now, pool: createHashPool(options.hashConcurrency, options.hashQueue, NAME_QUEUE), refusedRetries: new Set() };
   return {
-    /** Computes the dummy hash ahead, in the pool, so that unknown names have a check's time to wait from the start. */
-    warmUp: () => warmUp(ctx),
     /** Hashes running and waiting, for the metrics. */
     hashLoad: () => ({ running: ctx.pool.running, waiting: ctx.pool.waiting }),
     login: (name: string, password: string, options?: LoginOptions) => login(ctx, name, password, options),

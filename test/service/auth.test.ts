@@ -85,7 +85,6 @@ test('an unknown login costs a password verification, like a wrong password', as
     }
     return times.sort((a, b) => a - b)[2]!;
   };
-  await service.warmUp();
   const [wrong, unknown] = [await median('alice'), await median('nobody')];
   // Without the dummy hash an unknown login takes well under a millisecond against ~10+ ms;
   // the bound is loose on purpose (this is not a benchmark; bench/ measures it closely).
@@ -139,7 +138,6 @@ test('an imported hash: checked by the plugged-in format, replaced by scrypt at 
   let now = 1_000_000;
   const store = createMemoryStore();
   const service = createService(store, { ...OPTIONS, foreignHashes: plainHashes }, () => now++);
-  await service.warmUp();
   const alice = await service.addUser({ name: 'Alice', hash: 'plain$old-password' });
   assert.equal((await store.findUserById(alice.id))!.passwordHash, 'plain$old-password');
   await assert.rejects(service.addUser({ name: 'Bob', hash: 'md5:abc' }), { kind: 'invalid', message: 'Field "hash": unknown hash format' });
@@ -153,6 +151,22 @@ test('an imported hash: checked by the plugged-in format, replaced by scrypt at 
   assert.equal(await verifyPassword('old-password', stored), true);
   assert.ok((await service.login('ALICE', 'old-password')).accessToken);
   await assert.rejects(service.login('alice', 'wrong-password'), { kind: 'unauthorized' });
+});
+
+test('a start computes no hash; unknown names before any check wait for one hash, made once, as long as it took; then they hash nothing', async () => {
+  let service!: ReturnType<typeof createService>;
+  assert.equal(await scryptCalls(async () => (service = createService(createMemoryStore(), OPTIONS))), 0);
+  // Three at once, the process's first logins: one hash for all (a flood of them at a start costs one).
+  const first = await scryptCalls(() => Promise.all(['nobody', 'no-one', 'none'].map((name) => assert.rejects(service.login(name, 'wrong'), { kind: 'unauthorized' }))));
+  assert.equal(first, 1);
+  assert.equal(await scryptCalls(() => service.login('nobody-else', 'wrong')), 0, 'a check was timed: it waits as long, hashing nothing');
+  await service.addUser({ name: 'Alice', password: 'open-sesame' });
+  assert.equal(await scryptCalls(() => service.login('alice', 'wrong')), 1, 'a known name is checked');
+  // A fresh service whose first login is a known name's: that check is timed, and no other hash is ever made.
+  const other = createService(createMemoryStore(), OPTIONS);
+  await other.addUser({ name: 'Bob', password: 'open-sesame' });
+  assert.equal(await scryptCalls(() => other.login('bob', 'wrong')), 1);
+  assert.equal(await scryptCalls(() => other.login('nobody', 'wrong')), 0);
 });
 
 test('without the importer plugged in, a foreign hash is refused at creation', async () => {
