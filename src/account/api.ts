@@ -159,12 +159,13 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           // As /auth: a login whose caller has left is not hashed for no one.
           const left = new AbortController();
           res.once('close', () => left.abort());
-          // A browser without the cookie is no client of its own (a relay's sign-ins count
-          // together, as its /auth calls without a clientToken do), but its token is issued to a
-          // new device, which the cookie then names.
+          // The cookie sent names the browser, as a launcher's clientToken does (without it, a
+          // relay's sign-ins count together, as its /auth calls without one do). The token is
+          // issued to a new device each time, which the cookie set then names: a value someone
+          // planted in the browser is never made one the player signed in with.
           const sent = sentDevice(req);
-          const device = sent ?? randomUUID();
-          const from = sent === undefined ? { ...loginClient(req), device: deviceNamed(device) } : loginClient(req, sent);
+          const device = randomUUID();
+          const from = { ...loginClient(req, sent), issueTo: deviceNamed(device) };
           const { username, userUUID, accessToken } = await service.login(name, password, { field: 'name', callerLeft: left.signal, from });
           res.setHeader('set-cookie', deviceCookie(device, `${options.settings.basePath}/account/login`));
           sendResult(res, { username, userUUID, accessToken });

@@ -3,7 +3,9 @@
 // one a player signed in with before (src/service/throttle.ts: the page's live token was issued
 // to it), so its sign-in is held by its own failures only, never by the name's
 // ceiling that other people's guesses filled. It proves nothing by itself and opens nothing: it is
-// no session, and a value the service never issued a token to is an unknown client like any.
+// no session, and a value the service never issued a token to is an unknown client like any. Each
+// sign-in names a new device (src/account/api.ts), so a value planted in a browser never becomes
+// one the player signed in with.
 import type { IncomingMessage } from 'node:http';
 
 const NAME = 'mcauth_device';

@@ -41,6 +41,8 @@ export interface LoginClient {
   address?: string;
   /** The launcher, by the clientToken it sent (as `token DIGEST`), from any caller: what a token issued to it is kept with. */
   device?: string;
+  /** The device the token is issued to, when not `device` (the account page names a new one at each sign-in). */
+  issueTo?: string;
 }
 
 /** A login from a caller the service is not told of (the CLI, tests): one client. */

@@ -31,11 +31,14 @@ const signIn = (from: string, password: string, cookie?: string): Promise<Answer
   call(s.port, '/mc/account/login', { from, body: { name: 'Cookie', password }, headers: cookie === undefined ? {} : { cookie } });
 
 test('a sign-in sets the device cookie; past the name\'s ceiling it lets that browser in, and no other', async () => {
-  const first = await signIn('127.0.1.80', PASSWORD);
+  // Someone planted a value in the player's browser before it signed in: the sign-in names a new one.
+  const planted = randomUUID();
+  const first = await signIn('127.0.1.80', PASSWORD, `mcauth_device=${planted}`);
   assert.equal(first.status, 200, JSON.stringify(first.body));
   const set = String(first.headers['set-cookie']);
   const cookie = /^mcauth_device=([0-9a-f-]{36}); Path=\/mc\/account\/login; Max-Age=34560000; HttpOnly; Secure; SameSite=Strict$/.exec(set);
   assert.ok(cookie, `Set-Cookie: ${set}`);
+  assert.notEqual(cookie[1], planted, 'the planted value is not kept');
 
   // A failed sign-in sets none.
   const wrong = await signIn('127.0.1.81', 'a-wrong-guess');
@@ -62,13 +65,15 @@ test('a sign-in sets the device cookie; past the name\'s ceiling it lets that br
   };
   await Promise.all(Array.from({ length: 6 }, guess));
 
-  // The name now waits for everyone else, the right password too: without the cookie, or with a
-  // made-up one, no password is checked.
+  // The name now waits for everyone else, the right password too: without the cookie, with a
+  // made-up one, or with one planted before a sign-in (fixation), no password is checked.
   const without = await signIn('127.0.1.82', PASSWORD);
   assert.equal(without.status, 429, `without the cookie: ${JSON.stringify(without.body)}`);
   assert.equal(without.headers['set-cookie'], undefined);
   const madeUp = await signIn('127.0.1.83', 'another-wrong-guess', `mcauth_device=${randomUUID()}`);
   assert.equal(madeUp.status, 429, `a made-up cookie: ${JSON.stringify(madeUp.body)}`);
+  const fixed = await signIn('127.0.1.83', 'a-third-wrong-guess', `mcauth_device=${planted}`);
+  assert.equal(fixed.status, 429, `a cookie planted before the player's sign-in: ${JSON.stringify(fixed.body)}`);
 
   // The browser that signed in before, from another address and among other cookies: its
   // password is checked, a wrong one counting for it alone, and the right one lets it in.
@@ -77,5 +82,7 @@ test('a sign-in sets the device cookie; past the name\'s ceiling it lets that br
   assert.equal(mistyped.status, 401, `a wrong password with the cookie: ${JSON.stringify(mistyped.body)}`);
   const back = await signIn('127.0.1.84', PASSWORD, device);
   assert.equal(back.status, 200, `with the cookie: ${JSON.stringify(back.body)}`);
-  assert.deepEqual(back.headers['set-cookie'], first.headers['set-cookie'], 'the same device, kept another 400 days');
+  // A new device each sign-in, which the cookie set names (the one before stays known while its token lives).
+  const renewed = /^mcauth_device=([0-9a-f-]{36}); Path=\/mc\/account\/login;/.exec(String(back.headers['set-cookie']));
+  assert.ok(renewed && renewed[1] !== cookie[1], String(back.headers['set-cookie']));
 });
