@@ -160,7 +160,9 @@ describe('a guesser throttles itself, not the player', () => {
         guessing = false;
         await attacker;
       }
-      assert.ok(seen.every((status) => status === 401 || status === 429), `the attacker's answers: ${[...new Set(seen)].join(', ')}`);
+      // Refused, every one: checked and wrong, throttled, or (on a machine so busy that a check
+      // takes seconds and more than NAME_QUEUE of the name wait) turned away as busy unchecked.
+      assert.ok(seen.every((status) => status === 401 || status === 429 || status === 503), `the attacker's answers: ${[...new Set(seen)].join(', ')}`);
     });
   });
 
