@@ -93,7 +93,10 @@ export function loginClient(req: IncomingMessage, clientToken?: string): LoginCl
 export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined): void {
   const caller = callers.get(req);
   const wait = caller && !caller.relay && limit ? limit(caller.address, Date.now()) : 0;
-  if (wait > 0) throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'address_budget', caller!.proxied ? 0 : HELD_REFUSAL_MS);
+  if (wait > 0) {
+    const held = caller!.proxied ? 0 : HELD_REFUSAL_MS;
+    throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'address_budget', held);
+  }
 }
 
 /**

@@ -89,7 +89,9 @@ async function whenUnlocked<T>(step: () => T): Promise<T> {
 /** The file's schema version; a version newer than this program's is refused. */
 function refuseNewer(db: DatabaseSync): number {
   const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  if (version > SCHEMA_VERSION) throw new Error(`the database has schema version ${version}, newer than this program's ${SCHEMA_VERSION}; use a newer mcauth`);
+  if (version > SCHEMA_VERSION) {
+    throw new Error(`the database has schema version ${version}, newer than this program's ${SCHEMA_VERSION}; use a newer mcauth`);
+  }
   return version;
 }
 
