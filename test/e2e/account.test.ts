@@ -463,7 +463,7 @@ describe('signing in', { concurrency: true }, () => {
 
   // Rule: an unknown name costs a password check, as a wrong password does, so the time of an
   // answer does not tell which names exist. Loose on purpose, for a loaded 2-core machine:
-  // without the dummy hash an unknown name answers some 100 times faster.
+  // without waiting a check's time an unknown name answers some 100 times faster.
   test('an unknown name takes about as long as a wrong password', async () => {
     await register(open, 'Timed', 'timed-password');
     const time = async (name: string): Promise<number> => {
@@ -471,7 +471,7 @@ describe('signing in', { concurrency: true }, () => {
       assertFail(await post(open, 'login', { name, password: 'wrong-password' }), 401, 'Wrong login or password');
       return performance.now() - start;
     };
-    await time('GhostWarmUp'); // the first unknown name may be the one that makes the dummy hash
+    await time('GhostWarmUp'); // the first unknown name may be the one that waits for the first timed check
     const unknown: number[] = [];
     const wrong: number[] = [];
     // In turns, so that a burst of load falls on both. A new unknown name each time; "Timed"

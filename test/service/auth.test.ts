@@ -86,7 +86,7 @@ test('an unknown login costs a password verification, like a wrong password', as
     return times.sort((a, b) => a - b)[2]!;
   };
   const [wrong, unknown] = [await median('alice'), await median('nobody')];
-  // Without the dummy hash an unknown login takes well under a millisecond against ~10+ ms;
+  // Without waiting a check's time an unknown login takes well under a millisecond against ~10+ ms;
   // the bound is loose on purpose (this is not a benchmark; bench/ measures it closely).
   assert.ok(unknown > wrong / 2, `unknown ${unknown.toFixed(1)} ms, wrong password ${wrong.toFixed(1)} ms`);
 });
@@ -141,7 +141,7 @@ test('an imported hash: checked by the plugged-in format, replaced by scrypt at 
   const alice = await service.addUser({ name: 'Alice', hash: 'plain$old-password' });
   assert.equal((await store.findUserById(alice.id))!.passwordHash, 'plain$old-password');
   await assert.rejects(service.addUser({ name: 'Bob', hash: 'md5:abc' }), { kind: 'invalid', message: 'Field "hash": unknown hash format' });
-  // Wrong: 401, the hash stays, and no scrypt: the failed-login floor, not a dummy hash, gives it a native one's time.
+  // Wrong: 401, the hash stays, and no scrypt: the failed-login floor, not a scrypt, gives it a native one's time.
   assert.equal(await scryptCalls(() => service.login('alice', 'wrong-password')), 0);
   await assert.rejects(service.login('alice', 'wrong-password'), { kind: 'unauthorized' });
   assert.equal((await store.findUserById(alice.id))!.passwordHash, 'plain$old-password');
