@@ -47,15 +47,26 @@ test("each phase's counts and slowest files are in the summary", async () => {
   const files = ['a', 'b', 'c', 'd', 'e', 'f'].map((name, i) => ({ file: `test/${name}.test.ts`, ms: 60_000 - i * 10_000, passed: name !== 'b' }));
   const report = { counts: { tests: 9, passed: 8, failed: 1, skipped: 0, todo: 0, cancelled: 0 }, files };
   const write = `node -e "require('fs').writeFileSync(process.env.MCAUTH_TEST_FILE_TIMES, process.argv[1])" '${JSON.stringify(report)}'`;
-  const r = await runPhases({}, { 'test:deno': `${write} && exit 1` });
+  const r = await runPhases({}, { 'test:postgres': `${write} && exit 1` });
   assert.equal(r.code, 1, r.stdout + r.stderr);
   const summary = r.stdout.slice(r.stdout.indexOf('npm test phases:'));
   assert.match(summary, /^ {2}test:node: passed in \d+ s$/m, 'a phase that wrote nothing has its line alone');
   assert.match(
     summary,
-    /^ {2}test:deno: failed \(exit 1\) after \d+ s: 9 tests, 8 passed, 1 failed, 0 skipped; slowest files:\n {4} {3}60\.0 s {2}test\/a\.test\.ts\n {4} {3}50\.0 s {2}test\/b\.test\.ts {2}\(failed\)\n {4} {3}40\.0 s {2}test\/c\.test\.ts\n {4} {3}30\.0 s {2}test\/d\.test\.ts\n {4} {3}20\.0 s {2}test\/e\.test\.ts\n {2}test:browser: passed/m,
+    /^ {2}test:postgres: failed \(exit 1\) after \d+ s: 9 tests, 8 passed, 1 failed, 0 skipped; slowest files:\n {4} {3}60\.0 s {2}test\/a\.test\.ts\n {4} {3}50\.0 s {2}test\/b\.test\.ts {2}\(failed\)\n {4} {3}40\.0 s {2}test\/c\.test\.ts\n {4} {3}30\.0 s {2}test\/d\.test\.ts\n {4} {3}20\.0 s {2}test\/e\.test\.ts\n {2}test:browser: passed/m,
     summary,
   );
+});
+
+// Rule: the browser's phase runs beside PostgreSQL's (neither times anything under load), and
+// its output follows PostgreSQL's whole, not mixed into it.
+test("the browser's phase runs at the same time as PostgreSQL's; its output comes after", async () => {
+  // PostgreSQL's phase passes only if the browser's starts while it runs (within 30 s).
+  const waitForBrowser = `for i in $(seq 300); do [ -f browser-started ] && echo ran-test:postgres && exit 0; sleep 0.1; done; exit 1`;
+  const r = await runPhases({}, { 'test:postgres': waitForBrowser, 'test:browser': 'touch browser-started && echo ran-test:browser' });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.ok(r.stdout.indexOf('ran-test:postgres') < r.stdout.indexOf('ran-test:browser'), r.stdout);
+  assert.ok(r.stdout.indexOf('ran-test:browser') < r.stdout.indexOf('ran-test:deno'), r.stdout);
 });
 
 test('all phases passing: exit 0', async () => {

@@ -3,15 +3,21 @@
 // test/run-files.ts writes to MCAUTH_TEST_FILE_TIMES), and fails at the end if any failed, so
 // that one failing phase hides none of the later ones. A failed typecheck or build stops the
 // run: every later phase tests the build.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileLine, SLOWEST_SHOWN, type PhaseReport } from './file-times.ts';
 
 /** Phases that the rest depend on: the first to fail ends the run. */
 const GATES = ['typecheck', 'build'];
-const PHASES = ['test:node', 'test:postgres', 'test:deno', 'test:browser'];
+/**
+ * The test phases, in steps: the phases of one step run at the same time. The browser's runs
+ * beside PostgreSQL's, whose last file runs on alone for half of it; neither has files that time
+ * anything under load. The Node and Deno phases end with such files, so each has a step of its own.
+ */
+const STEPS = [['test:node'], ['test:postgres', 'test:browser'], ['test:deno']];
+const PHASES = STEPS.flat();
 
 type Result = { phase: string; said: string; ok: boolean; report?: PhaseReport };
 
@@ -26,16 +32,33 @@ function reportOf(file: string): PhaseReport | undefined {
   }
 }
 
-/** Runs `npm run PHASE` with this process's terminal; how it ended. */
-function run(phase: string): Result & { signal: NodeJS.Signals | null } {
+/**
+ * Runs `npm run PHASE`, with this process's terminal or, where `into` names a file, its output
+ * there (the phases beside the first of a step, so that theirs is not mixed into its); how it ended.
+ */
+function run(phase: string, into?: string): Promise<Result & { signal: NodeJS.Signals | null }> {
   const started = performance.now();
   const times = join(reports, `${phase.replace(/\W/g, '-')}.json`);
-  const r = spawnSync('npm', ['run', phase], { stdio: 'inherit', env: { ...process.env, MCAUTH_TEST_FILE_TIMES: times } });
-  const took = `${Math.round((performance.now() - started) / 1000)} s`;
-  if (r.error) return { phase, said: `could not run: ${r.error.message}`, ok: false, signal: null };
-  const report = reportOf(times);
-  if (r.signal) return { phase, said: `ended by ${r.signal} after ${took}`, ok: false, signal: r.signal, report };
-  return { phase, said: r.status === 0 ? `passed in ${took}` : `failed (exit ${r.status}) after ${took}`, ok: r.status === 0, signal: null, report };
+  const out = into === undefined ? 'inherit' : openSync(into, 'w');
+  const child = spawn('npm', ['run', phase], { stdio: ['inherit', out, out], env: { ...process.env, MCAUTH_TEST_FILE_TIMES: times } });
+  if (typeof out === 'number') closeSync(out);
+  return new Promise((resolve) => {
+    child.once('error', (error) => resolve({ phase, said: `could not run: ${error.message}`, ok: false, signal: null }));
+    child.once('close', (status, signal) => {
+      const took = `${Math.round((performance.now() - started) / 1000)} s`;
+      const report = reportOf(times);
+      if (signal) resolve({ phase, said: `ended by ${signal} after ${took}`, ok: false, signal, report });
+      else resolve({ phase, said: status === 0 ? `passed in ${took}` : `failed (exit ${status}) after ${took}`, ok: status === 0, signal: null, report });
+    });
+  });
+}
+
+/** Runs a step's phases at once, the first on the terminal; the others' output follows when all ended. */
+async function runStep(step: string[]): Promise<Array<Result & { signal: NodeJS.Signals | null }>> {
+  const outputs = step.map((phase, i) => (i === 0 ? undefined : join(reports, `${phase.replace(/\W/g, '-')}.out`)));
+  const ended = await Promise.all(step.map((phase, i) => run(phase, outputs[i])));
+  for (const file of outputs) if (file !== undefined) process.stdout.write(readFileSync(file));
+  return ended;
 }
 
 /** A phase's line of the summary, with its counts and slowest files where it ran test files. */
@@ -48,11 +71,11 @@ function summary(r: Result): string {
 
 const results: Result[] = [];
 try {
-  for (const phase of [...GATES, ...PHASES]) {
-    const result = run(phase);
-    results.push(result);
+  for (const step of [...GATES.map((gate) => [gate]), ...STEPS]) {
+    const ended = await runStep(step);
+    results.push(...ended);
     // A gate that failed, or a phase the user interrupted (Ctrl-C reaches the whole group): no more.
-    if (!result.ok && (GATES.includes(phase) || result.signal !== null)) break;
+    if (ended.some((r) => !r.ok && (GATES.includes(r.phase) || r.signal !== null))) break;
   }
 } finally {
   rmSync(reports, { recursive: true, force: true });
