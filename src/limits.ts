@@ -1,12 +1,11 @@
-// Every limit and default of the service, each with its reason, in one place.
+// Every limit of the core, each with its reason: bounds no flag changes. The command line's
+// defaults and the bounds of its flags are in src/cli/defaults.ts.
 
 /** The game's rule for player names: 3 to 16 of A-Z a-z 0-9 _. */
 export const NAME_PATTERN = /^[A-Za-z0-9_]{3,16}$/;
 
 /** Longest password accepted: refused before hashing, so a huge one costs no scrypt work. */
 export const MAX_PASSWORD_BYTES = 256;
-/** Shortest new password by default (--min-password-length), in code points: NIST SP 800-63B's floor for a password its user chose. */
-export const DEFAULT_MIN_PASSWORD_CHARS = 8;
 /** The game's server IDs are at most 41 characters (a signed SHA-1 in hex); room for other callers. */
 export const MAX_SERVER_ID_CHARS = 64;
 /** Our tokens are 36 characters; anything much longer is not one. */
@@ -43,32 +42,12 @@ export const FORGET_FAILURES_AFTER_MS = 60 * 60 * 1000;
  * no name from another, native, imported or unknown. It costs no CPU, and a right password none.
  */
 export const FAILED_LOGIN_FLOOR_MS = 1000;
-/** Password hashes computed at once: libuv's default thread pool has 4 threads. */
-export const DEFAULT_HASH_CONCURRENCY = 4;
-/** Logins that may wait for a hash slot; more get 503 without waiting in line. At 16 MiB a hash, memory stays bounded. */
-export const DEFAULT_HASH_QUEUE = 64;
 /**
  * Logins of one name that may wait while it is checked (a name is checked once at a time, and
  * its others hold no place in the pool); more get 503 without waiting. A player sends one or two.
  */
 export const NAME_QUEUE = 8;
 
-/** A client must send its headers within this (slowloris). */
-export const DEFAULT_HEADERS_TIMEOUT_SECONDS = 10;
-/** A client must send its whole request within this (a stalled body). */
-export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
-/** An idle keep-alive connection is closed after this. */
-export const DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS = 5;
-/** Open connections served; the requests of more are answered 503 (false on /join) and their connections closed. */
-export const DEFAULT_MAX_CONNECTIONS = 1024;
-/**
- * Open connections one client address may hold (--max-connections-per-address); relays and
- * trusted proxies are exempt. A browser opens 6 a host, a household or LAN party a few dozen;
- * 64 keeps one address from taking more than a sixteenth of --max-connections.
- */
-export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
-/** How long a connection over its address's cap may take to send a request (one with the API key is let in); then it is closed, costing no slot. */
-export const OVER_CAP_GRACE_MS = 1000;
 /**
  * How long a refusal by a per-address rule (the login budget, the connection cap) is held before
  * it is answered, its connection kept meanwhile. A flood that waits for its answers then gets
@@ -76,23 +55,12 @@ export const OVER_CAP_GRACE_MS = 1000;
  * fast as it can send; a client that heeds Retry-After never notices.
  */
 export const HELD_REFUSAL_MS = 1000;
-/**
- * How long a connection closed after an error answer is still read (and the input dropped) for
- * the client to close its side; then it is destroyed, so a client that never closes cannot hold
- * it half-open (FIN-WAIT-2).
- */
-export const CLOSE_LINGER_MS = 2000;
-/** How often Node checks the timeouts above (its default, 30 s, would let a slow client stay that long). */
-export const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
 
 /** Longest reason given for a lock: one line a player reads at login. */
 export const MAX_LOCK_REASON_CHARS = 200;
 
 /** Longest external skin or cape URL: the common limit of browsers and CDNs; a game builds its textures property from it. */
 export const MAX_TEXTURE_URL_CHARS = 2048;
-
-/** Shortest --api-key accepted: a key that can be guessed protects nothing. */
-export const MIN_API_KEY_CHARS = 16;
 
 /** Largest request body read; a login or join is a few hundred bytes, 100 names about 2 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -119,33 +87,8 @@ export const MAX_DRAIN_BYTES = 4 * 1024 * 1024;
 /** Live tokens a player may hold (one a device); the oldest go first. */
 export const MAX_TOKENS_PER_USER = 16;
 
-export const DEFAULT_PORT = 8080;
-/**
- * This host's addresses: the relays by default (--relay; a LauncherServer usually runs beside
- * this service, often without the API key), and the proxies --trust-proxy means without a list
- * (its old boolean form: a proxy on this host).
- */
-export const LOOPBACK = '127.0.0.1,::1';
-/** Loopback by default: only this host can call the service until an admin decides otherwise. */
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_DB = 'mcauth.db';
-/** A client joins and the game server asks hasJoined within seconds. */
-export const DEFAULT_JOIN_TTL_SECONDS = 30;
-export const DEFAULT_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
-/** A LauncherServer sends at most 10 names; 100 leaves room for web cabinets. */
-export const DEFAULT_MAX_PROFILES = 100;
-
 /** Longest --join-ttl and --token-ttl: ten years. */
 export const MAX_TTL_SECONDS = 10 * 365 * 24 * 60 * 60;
-
-/** Highest --max-profiles: enough for any caller, small enough to keep one query cheap. */
-export const MAX_PROFILES_CAP = 10_000;
-
-/** How long a stop waits for requests in flight before it cuts their connections and closes the store. */
-export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 10;
-
-/** Most --workers: far beyond any core count this is meant for; each worker holds its own memory. */
-export const MAX_WORKERS = 64;
 
 /** How long a connection waits for a database lock held by another process (the CLI, a worker). */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -156,15 +99,6 @@ export const MAX_CLIENT_TOKEN_CHARS = 128;
 /** The longest player (a path's `who`) a log line carries: a name is 16, a dashed UUID 36. */
 export const MAX_LOGGED_PLAYER_CHARS = 64;
 
-/**
- * Logins one direct client address may make a minute (--address-login-limit): a LAN party of 30
- * behind one address, each mistyping a few times, stays well under it; a script guessing
- * passwords across many names is held to 2 a second. Relays are exempt.
- */
-export const DEFAULT_ADDRESS_LOGIN_LIMIT = 120;
-/** The window --address-login-limit counts in. */
-export const ADDRESS_LOGIN_WINDOW_MS = 60 * 1000;
-
 /** An invite registers one player unless told otherwise. */
 export const DEFAULT_INVITE_USES = 1;
 /** Most registrations one invite may make: a typo cannot open sign-up to everyone. */
@@ -173,11 +107,3 @@ export const MAX_INVITE_USES = 10_000;
 export const DEFAULT_INVITE_TTL_SECONDS = 7 * 24 * 60 * 60;
 /** An invite's id (invite list, revoke): the first hex digits of its digest; 48 bits tell any number an admin keeps apart. */
 export const INVITE_ID_CHARS = 12;
-/** A reset link lives an hour by default (--reset-ttl): a one-time link should be short-lived (OWASP's Forgot Password advice). */
-export const DEFAULT_RESET_TTL_SECONDS = 60 * 60;
-/** Longest --reset-ttl: a week; a link that lives longer is a second password. */
-export const MAX_RESET_TTL_SECONDS = 7 * 24 * 60 * 60;
-/** Registrations one client address may make an hour (--registrations-per-address): a household, not a script. */
-export const DEFAULT_REGISTRATIONS_PER_ADDRESS = 5;
-/** Registrations an hour from all addresses (--registrations-per-hour): a flood of new players stops here whatever its addresses. */
-export const DEFAULT_REGISTRATIONS_PER_HOUR = 60;

@@ -16,7 +16,7 @@ import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
 import { MEMORY_DB } from './memory/store.ts';
 import type { Store } from './store/store.ts';
-import { ADDRESS_LOGIN_WINDOW_MS, CLOSE_LINGER_MS, CONNECTIONS_CHECK_INTERVAL_MS, HELD_REFUSAL_MS, MAX_DRAIN_BYTES, OVER_CAP_GRACE_MS } from './limits.ts';
+import { HELD_REFUSAL_MS, MAX_DRAIN_BYTES } from './limits.ts';
 import type { Logger } from './ops/log.ts';
 import { createMetrics, metricsArea } from './ops/metrics.ts';
 import { createWindowLimit, type WindowLimits } from './ops/window-limit.ts';
@@ -26,6 +26,22 @@ import type { Service } from './service/service.ts';
 // node:http is taken as a built-in, not imported: an import's namespace reads every export, and
 // one of them is a lazy getter that loads Node's fetch (undici), 40 to 60 ms of every start.
 const { createServer, STATUS_CODES } = process.getBuiltinModule('node:http');
+
+/** How long a connection over its address's cap may take to send a request (one with the API key is let in); then it is closed, costing no slot. */
+const OVER_CAP_GRACE_MS = 1000;
+
+/**
+ * How long a connection closed after an error answer is still read (and the input dropped) for
+ * the client to close its side; then it is destroyed, so a client that never closes cannot hold
+ * it half-open (FIN-WAIT-2).
+ */
+const CLOSE_LINGER_MS = 2000;
+
+/** How often Node checks the headers and request timeouts (its default, 30 s, would let a slow client stay that long). */
+const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
+
+/** The window --address-login-limit counts in. */
+const ADDRESS_LOGIN_WINDOW_MS = 60 * 1000;
 
 export interface RunningServer {
   /** The one line that says where it listens and what it serves. */

@@ -1,6 +1,7 @@
 // The server's options: each with its flag, environment variable, default and check.
 import { createForeignHashes } from '../import/plug.ts';
 import { quote } from '../service/errors.ts';
+import { FAILED_LOGIN_FLOOR_MS, MAX_PASSWORD_BYTES, MAX_TTL_SECONDS } from '../limits.ts';
 import {
   DEFAULT_DB,
   DEFAULT_HOST,
@@ -22,14 +23,11 @@ import {
   DEFAULT_REGISTRATIONS_PER_ADDRESS,
   DEFAULT_REGISTRATIONS_PER_HOUR,
   DEFAULT_RESET_TTL_SECONDS,
-  FAILED_LOGIN_FLOOR_MS,
-  MAX_PASSWORD_BYTES,
   MAX_RESET_TTL_SECONDS,
   MIN_API_KEY_CHARS,
   MAX_PROFILES_CAP,
-  MAX_TTL_SECONDS,
   MAX_WORKERS,
-} from '../limits.ts';
+} from './defaults.ts';
 import type { ServiceOptions, Variant } from '../service/context.ts';
 import { MEMORY_DB } from '../memory/store.ts';
 import { normalizeBasePath } from '../http/router.ts';

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { renderPage } from '../../src/account/page.ts';
-import { DEFAULT_MIN_PASSWORD_CHARS } from '../../src/limits.ts';
+import { DEFAULT_MIN_PASSWORD_CHARS } from '../../src/cli/defaults.ts';
 import { addUser, runCli, startServer, startServerOnFreePort, tempDir, withServer } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
 import { encodePng, padTo, sha } from '../helpers/png.ts';
