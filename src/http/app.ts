@@ -95,7 +95,8 @@ export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined):
   const wait = caller && !caller.relay && limit ? limit(caller.address, Date.now()) : 0;
   if (wait > 0) {
     const held = caller!.proxied ? 0 : HELD_REFUSAL_MS;
-    throw new HttpError(429, `Too many logins from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'address_budget', held);
+    const message = `Too many logins from this address; try again in ${wait} s`;
+    throw new HttpError(429, message, { 'retry-after': String(wait) }, 'address_budget', held);
   }
 }
 
@@ -153,7 +154,11 @@ function loginName(body: Record<string, unknown>): string | undefined {
  * A POST handler: checks the type, parses the JSON body, hands it to `run`, answers with its
  * result; `outcome` names what the result means, for the log and the metrics.
  */
-function post<T>(run: (body: unknown, req: IncomingMessage, res: ServerResponse) => Promise<T>, outcome?: (result: T) => string, limit?: number): Record<string, Handler> {
+function post<T>(
+  run: (body: unknown, req: IncomingMessage, res: ServerResponse) => Promise<T>,
+  outcome?: (result: T) => string,
+  limit?: number,
+): Record<string, Handler> {
   return {
     POST: async (req, res) => {
       const result = await run(await readJson(req, limit), req, res);
@@ -203,7 +208,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       res.once('close', () => left.abort());
       // Either the contract's {"login"} or the 0.0.5 LauncherServer's forwarded Yggdrasil body.
       const { field, name, password, yggdrasil } = readLoginRequest(b);
-      const result = await service.login(name, password, { field, callerLeft: left.signal, from: loginClient(req, yggdrasil?.clientToken) });
+      const from = loginClient(req, yggdrasil?.clientToken);
+      const result = await service.login(name, password, { field, callerLeft: left.signal, from });
       return yggdrasil ? yggdrasilResult(result, yggdrasil.clientToken) : result;
     }, () => 'ok'),
     '/join': post(
@@ -253,13 +259,19 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       return void setTimeout(() => holding.delete(req.socket) && fail(req, res, route, err, true), heldMs);
     }
     if (!req.complete) drain(req);
-    if (res.headersSent) res.destroy();
-    else if (Object.hasOwn(IN_BAND, route)) {
+    if (res.headersSent) {
+      res.destroy();
+    } else if (Object.hasOwn(IN_BAND, route)) {
       note(res, { reason: notes.get(res)?.reason ?? (expected ? err.message : 'unexpected error') });
       sendResult(res, IN_BAND[route]);
-    } else if (err instanceof HttpError) sendError(res, err.status, err.message, err.headers);
-    else if (err instanceof ServiceError) sendError(res, STATUS[err.kind], err.message, err.retryAfter === undefined ? {} : { 'retry-after': String(err.retryAfter) });
-    else sendError(res, 500, 'Internal server error');
+    } else if (err instanceof HttpError) {
+      sendError(res, err.status, err.message, err.headers);
+    } else if (err instanceof ServiceError) {
+      const headers: Record<string, string> = err.retryAfter === undefined ? {} : { 'retry-after': String(err.retryAfter) };
+      sendError(res, STATUS[err.kind], err.message, headers);
+    } else {
+      sendError(res, 500, 'Internal server error');
+    }
   };
 
   const answered = options.onAnswered;

@@ -31,7 +31,9 @@ function bits(text: string): string | undefined {
   const family = isIP(address);
   if (family === 4) return '4' + address.split('.').map((n) => Number(n).toString(2).padStart(8, '0')).join('');
   if (family !== 6) return undefined;
-  const hex = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a, b, c, d) => `${(a * 256 + +b).toString(16)}:${(c * 256 + +d).toString(16)}`);
+  // A dotted IPv4 tail (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) as the two groups it is.
+  const group = (high: string, low: string): string => (Number(high) * 256 + Number(low)).toString(16);
+  const hex = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a, b, c, d) => `${group(a, b)}:${group(c, d)}`);
   const [head, tail] = hex.split('::').map((part) => (part === '' ? [] : part.split(':')));
   const groups = tail === undefined ? head! : [...head!, ...Array<string>(8 - head!.length - tail.length).fill('0'), ...tail];
   return '6' + groups.map((g) => parseInt(g, 16).toString(2).padStart(16, '0')).join('');
@@ -43,7 +45,9 @@ export function addressList(text: string): AddressList {
     const [, address = '', length] = /^([^/]*)(?:\/(\d{1,3}))?$/.exec(entry.trim()) ?? [];
     const all = bits(address);
     const n = length === undefined ? Infinity : Number(length);
-    if (all === undefined || !(n < all.length || n === Infinity)) throw new Error(`${JSON.stringify(entry.trim())} is not an IP address or CIDR range`);
+    if (all === undefined || !(n < all.length || n === Infinity)) {
+      throw new Error(`${JSON.stringify(entry.trim())} is not an IP address or CIDR range`);
+    }
     return all.slice(0, n + 1);
   });
   return (address) => prefixes.some((p) => bits(address)?.startsWith(p));
@@ -69,7 +73,8 @@ const peers = new WeakMap<object, { peer: string; proxy: boolean; caller: Caller
 export function callerOf(req: IncomingMessage, { relays, proxies, withApiKey }: CallerSettings): Caller {
   if (!peers.has(req.socket)) {
     const peer = req.socket.remoteAddress ?? '';
-    peers.set(req.socket, { peer, proxy: proxies(peer), caller: { address: perAddressKey(peer), relay: relays(peer) && !proxies(peer), proxied: false } });
+    const proxy = proxies(peer);
+    peers.set(req.socket, { peer, proxy, caller: { address: perAddressKey(peer), relay: relays(peer) && !proxy, proxied: false } });
   }
   const { peer, proxy, caller } = peers.get(req.socket)!;
   const client = (proxy && forwardedFor(req)) || peer;

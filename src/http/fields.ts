@@ -53,7 +53,8 @@ export function stringFields<const N extends string[]>(body: unknown, ...names: 
  * entries are checked by the service: one that is not a name is not found, not a refusal.
  */
 export function nameList(body: unknown): unknown[] {
-  const list = Array.isArray(body) ? body : typeof body === 'object' && body !== null && Object.hasOwn(body, 'usernames') ? (body as JsonObject).usernames : undefined;
+  if (Array.isArray(body)) return body;
+  const list = typeof body === 'object' && body !== null && Object.hasOwn(body, 'usernames') ? (body as JsonObject).usernames : undefined;
   if (!Array.isArray(list)) throw new HttpError(400, 'Request body must be an array of names or {"usernames": [...]}');
   return list;
 }

@@ -49,7 +49,8 @@ export interface Match {
 /** Finds the handler (and its parameters) for a request, or throws the 404 or 405 to answer instead. */
 export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => Match {
   // A route's pattern as registered, without the base path (`/textures/:hash`), and its segments with it.
-  const table = Object.entries(routes).map(([pattern, methods]) => ({ pattern, segments: (normalizeBasePath(basePath) + pattern).split('/'), methods }));
+  const base = normalizeBasePath(basePath);
+  const table = Object.entries(routes).map(([pattern, methods]) => ({ pattern, segments: (base + pattern).split('/'), methods }));
   return (req) => {
     const parts = pathOf(req).split('/');
     for (const route of table) {

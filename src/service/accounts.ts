@@ -80,7 +80,20 @@ export async function addUser(ctx: Context, input: NewUser): Promise<User> {
   if (await ctx.store.findUserByName(input.name)) throw nameTaken(input.name);
   if (invite && !(await ctx.store.listInvites(invite.now)).some((live) => live.digest === invite.digest)) throw badInvite();
   const passwordHash = hash === undefined ? await hashInPool(ctx, password) : foreignHash(ctx, hash);
-  const user: User = { id, name: input.name, passwordHash, skinUrl: null, skinHash: null, capeUrl: null, capeHash: null, isAlex: false, createdAt: ctx.now(), lastLoginAt: null, lockedAt: null, lockReason: null };
+  const user: User = {
+    id,
+    name: input.name,
+    passwordHash,
+    skinUrl: null,
+    skinHash: null,
+    capeUrl: null,
+    capeHash: null,
+    isAlex: false,
+    createdAt: ctx.now(),
+    lastLoginAt: null,
+    lockedAt: null,
+    lockReason: null,
+  };
   const created = await ctx.store.createUser(user, invite);
   if (created === 'name_taken') throw nameTaken(input.name);
   if (created === 'invite_invalid') throw badInvite();

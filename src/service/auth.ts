@@ -108,7 +108,14 @@ async function checkInTurn(
 }
 
 /** A login attempt of `name` through the throttle: the player `find` gives, when `password` is theirs. */
-async function attempt(ctx: Context, name: string, password: string, from: LoginClient, find: () => Promise<User | undefined>, callerLeft?: AbortSignal): Promise<User | undefined> {
+async function attempt(
+  ctx: Context,
+  name: string,
+  password: string,
+  from: LoginClient,
+  find: () => Promise<User | undefined>,
+  callerLeft?: AbortSignal,
+): Promise<User | undefined> {
   const standing = await admitLoginAttempt(ctx, name, password, from);
   const began = performance.now();
   let user: User | undefined;
@@ -132,7 +139,8 @@ async function attempt(ctx: Context, name: string, password: string, from: Login
 }
 
 /** Checks the password and issues a token. */
-export async function login(ctx: Context, name: string, password: string, { field = 'login', callerLeft, from = UNNAMED_CLIENT }: LoginOptions = {}): Promise<AuthResult> {
+export async function login(ctx: Context, name: string, password: string, options: LoginOptions = {}): Promise<AuthResult> {
+  const { field = 'login', callerLeft, from = UNNAMED_CLIENT } = options;
   // Over a limit: refused before any work, and not counted as a failed login.
   requirePlayerName(field, name);
   requirePasswordSize(password);
@@ -168,7 +176,8 @@ async function startSession(ctx: Context, user: User, to?: LoginClient): Promise
     const after = await ctx.store.findUserById(user.id);
     throw after?.lockedAt != null ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);
   }
-  return { username: user.name, userUUID: user.id, accessToken: token, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
+  const textures = textureFields(user, ctx.options.variant, ctx.options.hostedBase);
+  return { username: user.name, userUUID: user.id, accessToken: token, ...textures };
 }
 
 /** Creates the player (by the same rules as addUser) and logs them in. */
@@ -187,10 +196,19 @@ export async function userByToken(ctx: Context, token: string): Promise<User | u
  * goes through the throttle and the hash pool, and a wrong one counts as a failed login of the
  * name. Every other session and the join end; the token `keep` stays.
  */
-export async function changeOwnPassword(ctx: Context, user: User, keep: string, current: string, password: string, from = UNNAMED_CLIENT): Promise<User> {
+export async function changeOwnPassword(
+  ctx: Context,
+  user: User,
+  keep: string,
+  current: string,
+  password: string,
+  from = UNNAMED_CLIENT,
+): Promise<User> {
   requirePasswordSize(current, 'current');
   requireNewPassword(password, ctx.options.minPasswordLength);
-  if (!(await attempt(ctx, user.name, current, from, async () => user))) throw new ServiceError('unauthorized', 'The current password is wrong');
+  if (!(await attempt(ctx, user.name, current, from, async () => user))) {
+    throw new ServiceError('unauthorized', 'The current password is wrong');
+  }
   await ctx.store.setPasswordHash(user.id, await hashInPool(ctx, password, from.address), true, digestToken(keep));
   return reread(ctx, user);
 }

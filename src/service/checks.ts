@@ -77,6 +77,9 @@ export function requireUrl(url: string, allowHttp: boolean): void {
   requireNoControls('A texture URL', url);
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   const ok = parsed?.protocol === 'https:' || (allowHttp && parsed?.protocol === 'http:');
-  if (!ok) throw invalid(`Invalid URL ${quote(url)}: use an https:// address${allowHttp ? ' (or http://)' : ' (http:// only with --allow-http-textures)'}`);
+  if (!ok) {
+    const schemes = allowHttp ? ' (or http://)' : ' (http:// only with --allow-http-textures)';
+    throw invalid(`Invalid URL ${quote(url)}: use an https:// address${schemes}`);
+  }
   if (parsed!.username !== '' || parsed!.password !== '') throw invalid(`Invalid URL ${quote(url)}: a texture URL must not carry a user or password`);
 }

@@ -14,12 +14,18 @@ export interface InviteView {
   expiresAt: number;
 }
 
-const view = ({ digest, usesLeft, createdAt, expiresAt }: Invite): InviteView => ({ id: digest.slice(0, INVITE_ID_CHARS), usesLeft, createdAt, expiresAt });
+function view({ digest, usesLeft, createdAt, expiresAt }: Invite): InviteView {
+  return { id: digest.slice(0, INVITE_ID_CHARS), usesLeft, createdAt, expiresAt };
+}
 
 const wholeNumber = (n: number, max: number): boolean => Number.isSafeInteger(n) && n >= 1 && n <= max;
 
 /** A new invite; its code is shown this once. */
-export async function createInvite(ctx: Context, uses = DEFAULT_INVITE_USES, expiresIn = DEFAULT_INVITE_TTL_SECONDS): Promise<InviteView & { code: string }> {
+export async function createInvite(
+  ctx: Context,
+  uses = DEFAULT_INVITE_USES,
+  expiresIn = DEFAULT_INVITE_TTL_SECONDS,
+): Promise<InviteView & { code: string }> {
   if (!wholeNumber(uses, MAX_INVITE_USES)) throw invalid(`The uses must be a whole number from 1 to ${MAX_INVITE_USES}`);
   if (!wholeNumber(expiresIn, MAX_TTL_SECONDS)) throw invalid(`The expiry must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}`);
   const { code, digest } = issueCode();

@@ -15,7 +15,8 @@ import { NAME_QUEUE } from '../limits.ts';
 export type Service = ReturnType<typeof createService>;
 
 export function createService(store: Store, options: ServiceOptions, now: () => number = Date.now) {
-  const ctx: Context = { store, options, now, pool: createHashPool(options.hashConcurrency, options.hashQueue, NAME_QUEUE), refusedRetries: new Set() };
+  const pool = createHashPool(options.hashConcurrency, options.hashQueue, NAME_QUEUE);
+  const ctx: Context = { store, options, now, pool, refusedRetries: new Set() };
   return {
     /** Hashes running and waiting, for the metrics. */
     hashLoad: () => ({ running: ctx.pool.running, waiting: ctx.pool.waiting }),
@@ -43,7 +44,8 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     renameUser: (who: string, name: string) => accounts.renameUser(ctx, who, name),
     register: (input: accounts.NewUser) => register(ctx, input),
     userByToken: (token: string) => userByToken(ctx, token),
-    changeOwnPassword: (user: User, keep: string, current: string, password: string, from?: LoginClient) => changeOwnPassword(ctx, user, keep, current, password, from),
+    changeOwnPassword: (user: User, keep: string, current: string, password: string, from?: LoginClient) =>
+      changeOwnPassword(ctx, user, keep, current, password, from),
     createInvite: (uses?: number, expiresIn?: number) => createInvite(ctx, uses, expiresIn),
     listInvites: () => listInvites(ctx),
     revokeInvite: (codeOrId: string) => revokeInvite(ctx, codeOrId),

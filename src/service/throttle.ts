@@ -85,9 +85,15 @@ export async function admitLoginAttempt(ctx: Context, name: string, password: st
     const byOthers = known ? 0 : Math.max(throttledUntil(all, NAME_FAILURE_CEILING), client.shared ? throttledUntil(mine) : 0);
     // Each check of a held-back name since its last success doubles the interval: replayed guesses gain little.
     const interval = Math.min(THROTTLED_CHECK_MS * 2 ** checks.failures, MAX_THROTTLED_CHECK_MS);
-    if (own > now) wait = own - now;
-    else if (byOthers > now && (!ctx.refusedRetries.has(retry) || checks.lastAt > now - interval)) wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
-    else return [all, mine, byOthers > now ? checks : undefined].map((f) => f && { failures: f.failures + 1, lastAt: now });
+    // A held-back name is checked once an interval, and a retry refused before waits it out.
+    const checkDue = !ctx.refusedRetries.has(retry) || checks.lastAt > now - interval;
+    if (own > now) {
+      wait = own - now;
+    } else if (byOthers > now && checkDue) {
+      wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
+    } else {
+      return [all, mine, byOthers > now ? checks : undefined].map((f) => f && { failures: f.failures + 1, lastAt: now });
+    }
     return [undefined, undefined, undefined];
   });
   if (wait === 0) return standing;
@@ -101,7 +107,8 @@ export async function admitLoginAttempt(ctx: Context, name: string, password: st
 /** Takes back a counted attempt that was never checked, so it reveals nothing and counts for nothing (a held-back name's checks stay counted). */
 export async function uncountLoginAttempt(ctx: Context, name: string, client: LoginClient): Promise<void> {
   const less = (f: LoginFailures): LoginFailures => ({ ...f, failures: Math.max(0, f.failures - 1) });
-  await ctx.store.updateLoginFailures(keysOf(name, client), ctx.now() - FORGET_FAILURES_AFTER_MS, (counts) => counts.map((f, i) => (i < 2 ? less(f) : undefined)));
+  const forgetBefore = ctx.now() - FORGET_FAILURES_AFTER_MS;
+  await ctx.store.updateLoginFailures(keysOf(name, client), forgetBefore, (counts) => counts.map((f, i) => (i < 2 ? less(f) : undefined)));
 }
 
 /** Forgets the failures of the name, of this client and the name's checks of both kinds (the password was right); other clients' stay. */

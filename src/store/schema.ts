@@ -60,7 +60,11 @@ export const MIGRATIONS: string[] = [
    );`,
   // The public look-ups read one page each where they read three or four: a join kept in the
   // order of its player, and the fields a look-up answers with in indexes by name and by UUID.
-  `CREATE TABLE joins_by_user (user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE, server_id TEXT NOT NULL, joined_at INTEGER NOT NULL) WITHOUT ROWID;
+  `CREATE TABLE joins_by_user (
+     user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+     server_id TEXT NOT NULL,
+     joined_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
    INSERT INTO joins_by_user SELECT user_id, server_id, joined_at FROM joins;
    DROP TABLE joins;
    ALTER TABLE joins_by_user RENAME TO joins;

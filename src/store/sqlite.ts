@@ -6,8 +6,10 @@ import { endSharedRead, sharedRead, transaction } from './transaction.ts';
 import type { CreateResult, Invite, Player, Store, User } from './store.ts';
 
 /** The columns of a Player, all in the indexes players_by_name and players_by_id. */
-const PLAYER_COLUMNS = 'users.id, users.name, users.skin_url AS skinUrl, users.skin_hash AS skinHash, users.cape_url AS capeUrl, users.cape_hash AS capeHash, users.is_alex AS isAlex';
-const USER_COLUMNS = `${PLAYER_COLUMNS}, users.password_hash AS passwordHash, users.created_at AS createdAt, users.last_login_at AS lastLoginAt, users.locked_at AS lockedAt, users.lock_reason AS lockReason`;
+const PLAYER_COLUMNS = `users.id, users.name, users.skin_url AS skinUrl, users.skin_hash AS skinHash,
+  users.cape_url AS capeUrl, users.cape_hash AS capeHash, users.is_alex AS isAlex`;
+const USER_COLUMNS = `${PLAYER_COLUMNS}, users.password_hash AS passwordHash, users.created_at AS createdAt,
+  users.last_login_at AS lastLoginAt, users.locked_at AS lockedAt, users.lock_reason AS lockReason`;
 
 /** A row of USER_COLUMNS as a User: the model flag is stored as 0 or 1. */
 const toUser = (row: unknown): User | undefined => (row ? { ...(row as User), isAlex: (row as { isAlex: unknown }).isAlex === 1 } : undefined);
@@ -77,7 +79,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     deleteTokens: sql('DELETE FROM tokens WHERE user_id = ?1 AND digest IS NOT ?2'),
     insertToken: sql('INSERT INTO tokens (digest, user_id, issued_at, expires_at, client) VALUES (?, ?, ?, ?, ?)'),
     hasClient: sql(
-      'SELECT 1 FROM users JOIN tokens ON tokens.user_id = users.id WHERE users.name_key = ? AND tokens.client = ? AND tokens.expires_at > ? LIMIT 1',
+      `SELECT 1 FROM users JOIN tokens ON tokens.user_id = users.id
+       WHERE users.name_key = ? AND tokens.client = ? AND tokens.expires_at > ? LIMIT 1`,
     ),
     pruneTokens: sql(
       `DELETE FROM tokens WHERE user_id = ?1 AND (expires_at <= ?2 OR rowid NOT IN (
@@ -101,7 +104,10 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     useInvite: sql('UPDATE invites SET uses_left = uses_left - 1 WHERE digest = ?'),
     insertInvite: sql('INSERT INTO invites (digest, uses_left, created_at, expires_at) VALUES (?, ?, ?, ?)'),
     pruneInvites: sql('DELETE FROM invites WHERE uses_left <= 0 OR expires_at <= ?'),
-    invites: sql('SELECT digest, uses_left AS usesLeft, created_at AS createdAt, expires_at AS expiresAt FROM invites WHERE uses_left > 0 AND expires_at > ? ORDER BY expires_at, digest'),
+    invites: sql(
+      `SELECT digest, uses_left AS usesLeft, created_at AS createdAt, expires_at AS expiresAt FROM invites
+       WHERE uses_left > 0 AND expires_at > ? ORDER BY expires_at, digest`,
+    ),
     deleteInvites: sql('DELETE FROM invites WHERE substr(digest, 1, length(?1)) = ?1'),
     setReset: sql('INSERT OR REPLACE INTO reset_codes (user_id, digest, expires_at) SELECT id, ?2, ?3 FROM users WHERE id = ?1'),
     useReset: sql('DELETE FROM reset_codes WHERE digest = ? AND expires_at > ? RETURNING user_id'),
@@ -114,7 +120,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     const key = user.name.toLowerCase();
     if (q.byName.get(key)) return 'name_taken';
     if (invite && !q.liveInvite.get(invite.digest, invite.now)) return 'invite_invalid';
-    const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.skinUrl, user.capeUrl, user.isAlex ? 1 : 0, user.createdAt);
+    const model = user.isAlex ? 1 : 0;
+    const { changes } = q.insertUser.run(user.id, user.name, key, user.passwordHash, user.skinUrl, user.capeUrl, model, user.createdAt);
     if (changes !== 1) return 'id_taken';
     if (invite) q.useInvite.run(invite.digest);
     return 'created';
@@ -132,7 +139,10 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     findUserByName: async (name) => toUser(sharedRead(db, () => q.byName.get(name.toLowerCase()))),
     findUserById: async (id) => toUser(q.byId.get(id)),
     findPlayer: async (id) => toPlayer(sharedRead(db, () => q.player.get(id))),
-    findUsersByNames: async (names) => sharedRead(db, () => q.byNames.all(JSON.stringify(names.map((n) => n.toLowerCase())))).map((row) => toPlayer(row)!),
+    findUsersByNames: async (names) => {
+      const keys = JSON.stringify(names.map((n) => n.toLowerCase()));
+      return sharedRead(db, () => q.byNames.all(keys)).map((row) => toPlayer(row)!);
+    },
     createUser: async (user, invite): Promise<CreateResult> => transaction(db, () => insertUser(user, invite)),
     async createUsers(users, commit) {
       return transaction(
@@ -210,7 +220,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       // IMMEDIATE: the read and the write are one step for every process sharing the file.
       transaction(db, () => {
         const rows = keys.map((key) => q.failures.get(key) as { failures: number; last_at: number } | undefined);
-        const counts = rows.map((row) => (row && row.last_at >= forgetBefore ? { failures: row.failures, lastAt: row.last_at } : { failures: 0, lastAt: 0 }));
+        const none = () => ({ failures: 0, lastAt: 0 });
+        const counts = rows.map((row) => (row && row.last_at >= forgetBefore ? { failures: row.failures, lastAt: row.last_at } : none()));
         update(counts).forEach((count, i) => count && q.setFailures.run(keys[i]!, count.failures, count.lastAt));
         q.forgetFailures.run(forgetBefore);
       });
