@@ -95,6 +95,18 @@ test('invalid values name their source', () => {
   assert.throws(() => resolveServeConfig({ 'headers-timeout': '60' }, {}), { message: '--headers-timeout must not be longer than --request-timeout' });
 });
 
+// Rule: the base path goes into every route and the account page's cookie Path; nothing in it may
+// add a cookie attribute (";", ","), name a path no request matches (space, "%", "?"), or climb ("..").
+test('--base-path: segments of A-Z a-z 0-9 . _ ~ - between slashes; anything else is refused', () => {
+  for (const good of ['', '/', '/mc', 'mc', '/mc/', '/a.b/c_d/e~f-g', '//mc//auth//']) {
+    assert.equal(resolveServeConfig({ 'base-path': good }, {}).basePath, good, good);
+  }
+  for (const bad of ['/mc;Domain=evil.example', '/mc,x', '/m c', '/mc%2f', '/mc?x', '/mc#x', '/..', '/mc/./x', '/é', '/mc\\x']) {
+    assert.throws(() => resolveServeConfig({ 'base-path': bad }, {}), { name: 'UsageError', message: /--base-path must be a path of A-Z a-z 0-9/ }, bad);
+  }
+  assert.throws(() => resolveServeConfig({}, { MCAUTH_BASE_PATH: '/mc; HttpOnly' }), { message: /MCAUTH_BASE_PATH must be a path/ });
+});
+
 test('--server-name: one line of at most 64 characters (code points), trimmed; none by default', () => {
   const name = (flags: Record<string, unknown>, env: Record<string, string> = {}): string => resolveServeConfig(flags, env).serverName;
   assert.equal(name({}), '');
