@@ -116,7 +116,7 @@ async function attempt(
   find: () => Promise<User | undefined>,
   callerLeft?: AbortSignal,
 ): Promise<User | undefined> {
-  const standing = await admitLoginAttempt(ctx, name, password, from);
+  const { standing, counted } = await admitLoginAttempt(ctx, name, password, from);
   const began = performance.now();
   let user: User | undefined;
   let matches: boolean;
@@ -126,7 +126,7 @@ async function attempt(
   } catch (err) {
     // Never checked, so it reveals nothing: it must not count toward the throttle either, or a
     // launcher that times out and retries in a login flood would throttle its own player.
-    await uncountLoginAttempt(ctx, name, from);
+    await uncountLoginAttempt(ctx, name, counted);
     throw err;
   }
   // Held until the floor, off the pool and the name's turn: no hash format answers sooner than another.
@@ -134,7 +134,7 @@ async function attempt(
     await sleep(Math.max(0, ctx.options.failedLoginFloorMs - (performance.now() - began)));
     return undefined;
   }
-  await clearLoginFailures(ctx, name, from);
+  await clearLoginFailures(ctx, name, counted);
   return user;
 }
 

@@ -5,8 +5,8 @@
 // NAME_FAILURE_CEILING, past which the name waits for every client that has not logged in to it
 // before: that holds a guesser who spreads over many clients (rotating clientTokens, addresses).
 // A launcher that has (a live token of the player was issued to its clientToken, from whatever
-// address: OWASP's "device cookie") is held by its own failures only, so no one else's guessing
-// locks it out. A name held
+// address: OWASP's "device cookie") is held by its own failures only, counted for it and not for
+// its address, so no one else's guessing locks it out, not even from behind the same NAT. A name held
 // back by others (the ceiling, or a relay whose players all count as one client) still has a
 // password checked every THROTTLED_CHECK_MS, one already refused here under throttle: a player
 // who retries the same password gets in, a guesser with new ones does not. Clients with an
@@ -69,14 +69,21 @@ const retryKey = randomBytes(32);
  * Counts the attempt as a failure of the name and of its client before any hash is computed, in
  * one atomic step of the store, so that guesses sent in parallel (or to another process on the
  * same database) already see it; a success clears it. Refuses a throttled attempt (429). Resolves
- * to the attempt's standing in a full hash pool: a known client's first, then a name's that few
- * have failed.
+ * to the attempt's standing in a full hash pool (a known client's first, then a name's that few
+ * have failed) and the client its failures were counted for, which uncounting or clearing them
+ * names: a known launcher itself, whatever its address.
  */
-export async function admitLoginAttempt(ctx: Context, name: string, password: string, client: LoginClient): Promise<Standing> {
+export async function admitLoginAttempt(
+  ctx: Context,
+  name: string,
+  password: string,
+  from: LoginClient,
+): Promise<{ standing: Standing; counted: LoginClient }> {
   const now = ctx.now();
   const retry = createHmac('sha256', retryKey).update(`${name.toLowerCase()}\n${password}`).digest('base64');
-  const device = clientDigest(client);
+  const device = clientDigest(from);
   const known = device !== undefined && (await ctx.store.hasClient(name, device, now));
+  const client = known ? { ...from, id: from.device! } : from;
   let wait = 0;
   let standing: Standing = known ? 2 : 1;
   await ctx.store.updateLoginFailures(keysOf(name, client), now - FORGET_FAILURES_AFTER_MS, ([all, mine, checks]) => {
@@ -96,7 +103,7 @@ export async function admitLoginAttempt(ctx: Context, name: string, password: st
     }
     return [undefined, undefined, undefined];
   });
-  if (wait === 0) return standing;
+  if (wait === 0) return { standing, counted: client };
   ctx.refusedRetries.delete(retry);
   ctx.refusedRetries.add(retry);
   if (ctx.refusedRetries.size > MAX_REMEMBERED_RETRIES) ctx.refusedRetries.delete(ctx.refusedRetries.values().next().value!);

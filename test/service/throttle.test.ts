@@ -119,6 +119,28 @@ test('past the ceiling, a client that logged in to the name before is held by it
   assert.equal((await service.login('alice', 'right-password', token('player'))).username, 'Alice');
 });
 
+// Rule: a known launcher's own count is its own, not its address's: a guesser behind the same
+// address (a household's NAT, a LAN party) fills the address's count, and the launcher that
+// logged in before still gets in; its own typos hold it as before.
+test("a known launcher is held by its own failures, not by its address's: a guesser behind the same NAT does not lock it out", async () => {
+  const { service, addPlayer, advance } = setup();
+  await addPlayer('Alice');
+  const at = (device?: string): { from: LoginClient } => ({ from: { ...direct('192.0.2.7'), device: device && `token ${device}` } });
+  assert.equal((await service.login('alice', 'right-password', at('player'))).username, 'Alice');
+  // Guesses from the same address, with new clientTokens and with none: the address's count is past its free failures.
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `guess-${i}`, at(i % 2 ? `guesser-${i}` : undefined)), { kind: 'unauthorized' });
+  await assert.rejects(service.login('alice', 'guess-new', at()), { kind: 'throttled' }, 'the address is held');
+  await assert.rejects(service.login('alice', 'right-password', at('new-device')), { kind: 'throttled' }, 'so is a launcher never seen there');
+  assert.equal((await service.login('alice', 'right-password', at('player'))).username, 'Alice', 'the known launcher gets in at once');
+  // Its success clears its own count only: the address stays held.
+  await assert.rejects(service.login('alice', 'right-password', at()), { kind: 'throttled' }, "the player's success did not clear the guesser's count");
+  // Its own failures hold it.
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `typo-${i}`, at('player')), { kind: 'unauthorized' });
+  await assert.rejects(service.login('alice', 'right-password', at('player')), { kind: 'throttled' });
+  advance(1000);
+  assert.equal((await service.login('alice', 'right-password', at('player'))).username, 'Alice');
+});
+
 test('past the ceiling, a guesser replaying a refused password with a clientToken takes none of the checks of a relay player who sends none', async () => {
   const { service, addPlayer } = setup();
   await addPlayer('Alice');
