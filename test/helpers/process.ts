@@ -362,13 +362,29 @@ export function timedPost(port: number, path: string, body: unknown, timeoutMs =
   });
 }
 
+/**
+ * Ports freePort chooses among: below Linux's ephemeral range (32768 and up), which the kernel
+ * hands out to every `--port 0` server and every outgoing connection of the files running at the
+ * same time. A port of that range, free when chosen, could be taken by one of them before the
+ * server it was chosen for listened ("the address is in use"); one of these only by another
+ * freePort, one chance in thousands.
+ */
+const FIXED_PORTS = { from: 20_000, count: 12_000 };
+
 /** A port free on loopback right now (for a server whose --public-url must name its own port). */
 export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+  for (;;) {
+    const port = FIXED_PORTS.from + Math.floor(Math.random() * FIXED_PORTS.count);
+    const s = createServer();
+    const free = await new Promise<boolean>((r) => {
+      s.once('error', () => r(false));
+      s.listen(port, '127.0.0.1', () => r(true));
+    });
+    if (free) {
+      await new Promise<void>((r) => s.close(() => r()));
+      return port;
+    }
+  }
 }
 
 export interface Spawned {
