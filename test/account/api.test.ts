@@ -1,6 +1,6 @@
-// The account API in process, over the in-memory store (test/e2e/account.test.ts runs every rule
-// through the built server on real SQLite files; these give c8 its line coverage of src/account/
-// and the service functions behind it).
+// The account API in process, over the in-memory store (test/e2e/account.test.ts and
+// account-session.test.ts run every rule through the built server on real SQLite files; these
+// give c8 its line coverage of src/account/ and the service functions behind it).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { resolveServeConfig } from '../../src/cli/options.ts';
