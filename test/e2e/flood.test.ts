@@ -279,11 +279,11 @@ describe('after a burst, a quiet server', () => {
     const [known, burst] = [ALL.slice(0, 20), ALL.slice(20)];
     const file = pathJoin(tmp.dir, 'burst.db');
     copySeeded(file);
-    // One hash at a time: the burst's last logins queue for 64 checks, several seconds, well past
+    // Two hashes at a time: the burst's last logins queue for 32 checks' time, seconds, well past
     // the 1 s failed-login floor, so a time drawn from checks that counted their queueing would show.
-    await withServer(['--db', file, '--hash-concurrency', '1'], async (s) => {
+    await withServer(['--db', file, '--hash-concurrency', '2'], async (s) => {
       // 68 wrong logins of 68 players at once, each from its own address: they fill the hash
-      // pool (1 running, 64 waiting; the rest refused), and the last ones queue for seconds.
+      // pool (2 running, 64 waiting; the rest refused), and the last ones queue for seconds.
       const answers = await Promise.all(burst.map((name, i) => call(s.port, '/auth', { from: `127.0.3.${i + 1}`, body: { login: name, password: 'a-wrong-guess' } })));
       assert.ok(answers.every((a) => [401, 503].includes(a.status)), answers.map((a) => a.status).join());
       // Then, quiet: known and unknown names in turn, four lanes (their checks, a tenth of the 1 s
