@@ -6,8 +6,8 @@
 // before: that holds a guesser who spreads over many clients (rotating clientTokens, addresses).
 // A launcher that has (a live token of the player was issued to its clientToken, from whatever
 // address: OWASP's "device cookie") is held by its own failures only, counted for it and not for
-// its address, so no one else's guessing locks it out, not even from behind the same NAT. A name held
-// back by others (the ceiling, or a relay whose players all count as one client) still has a
+// its address, so no one else's guessing locks it out, not even from behind the same NAT. A name
+// held back by others (the ceiling, or a relay whose players all count as one client) still has a
 // password checked every THROTTLED_CHECK_MS, one already refused here under throttle: a player
 // who retries the same password gets in, a guesser with new ones does not. Clients with an
 // identity and those without (a relay's players) take turns at these checks apart, so a guesser
@@ -31,8 +31,10 @@ import { ServiceError } from './errors.ts';
 
 /**
  * Who a login comes from. `id` counts its failures apart from other clients': a direct caller's
- * address, or the clientToken a relay forwards. `shared` when it stands for many players (a
- * relay that forwards no clientToken): its throttle is then others' doing, as the ceiling is.
+ * address, or the clientToken a relay forwards (a launcher that logged in to the name before is
+ * counted by its `device` instead, from any caller: see admitLoginAttempt). `shared` when it
+ * stands for many players (a relay that forwards no clientToken): its throttle is then others'
+ * doing, as the ceiling is.
  */
 export interface LoginClient {
   id: string;
@@ -92,11 +94,12 @@ export async function admitLoginAttempt(
     const byOthers = known ? 0 : Math.max(throttledUntil(all, NAME_FAILURE_CEILING), client.shared ? throttledUntil(mine) : 0);
     // Each check of a held-back name since its last success doubles the interval: replayed guesses gain little.
     const interval = Math.min(THROTTLED_CHECK_MS * 2 ** checks.failures, MAX_THROTTLED_CHECK_MS);
-    // A held-back name is checked once an interval, and a retry refused before waits it out.
-    const checkDue = !ctx.refusedRetries.has(retry) || checks.lastAt > now - interval;
+    // A held-back name has a password checked only when this one was refused here before and no
+    // check of the name ran within the interval; any other attempt on it is refused.
+    const refused = !ctx.refusedRetries.has(retry) || checks.lastAt > now - interval;
     if (own > now) {
       wait = own - now;
-    } else if (byOthers > now && checkDue) {
+    } else if (byOthers > now && refused) {
       wait = Math.min(byOthers - now, THROTTLED_CHECK_MS);
     } else {
       return [all, mine, byOthers > now ? checks : undefined].map((f) => f && { failures: f.failures + 1, lastAt: now });
@@ -118,9 +121,14 @@ export async function uncountLoginAttempt(ctx: Context, name: string, client: Lo
   await ctx.store.updateLoginFailures(keysOf(name, client), forgetBefore, (counts) => counts.map((f, i) => (i < 2 ? less(f) : undefined)));
 }
 
-/** Forgets the failures of the name, of this client and the name's checks of both kinds (the password was right); other clients' stay. */
+/**
+ * Forgets the failures of the name, of this client and the name's checks of both kinds (the
+ * password was right), and those of the launcher it sent, counted while it was known (it may be
+ * again, once this login's token is issued to it); other clients' stay.
+ */
 export async function clearLoginFailures(ctx: Context, name: string, client: LoginClient): Promise<void> {
-  const keys = [...keysOf(name, client), `${name} ${client.shared ? '?' : '!'}`.toLowerCase()];
+  const launcher = client.device !== undefined && client.device !== client.id ? [`${name} ${client.device}`.toLowerCase()] : [];
+  const keys = [...keysOf(name, client), `${name} ${client.shared ? '?' : '!'}`.toLowerCase(), ...launcher];
   const cleared = (counts: LoginFailures[]): LoginFailures[] => counts.map(() => ({ failures: 0, lastAt: 0 }));
   await ctx.store.updateLoginFailures(keys, ctx.now() - FORGET_FAILURES_AFTER_MS, cleared);
 }

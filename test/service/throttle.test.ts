@@ -141,6 +141,21 @@ test("a known launcher is held by its own failures, not by its address's: a gues
   assert.equal((await service.login('alice', 'right-password', at('player'))).username, 'Alice');
 });
 
+// Rule: a success clears the count of the launcher that sent it, also one kept while it was
+// known and then not (its tokens ended): known again, it starts from zero, not from old typos.
+test("a launcher whose tokens ended signs in again from zero: its success clears the count it had while known", async () => {
+  const { service, addPlayer } = setup();
+  await addPlayer('Alice');
+  const at = (device: string): { from: LoginClient } => ({ from: { ...direct('192.0.2.8'), device: `token ${device}` } });
+  assert.equal((await service.login('alice', 'right-password', at('player'))).username, 'Alice');
+  for (let i = 0; i < 5; i++) await assert.rejects(service.login('alice', `typo-${i}`, at('player')), { kind: 'unauthorized' });
+  await service.revokeSessions('Alice');
+  // Unknown now, so counted by its address, which has no failures: in.
+  assert.equal((await service.login('alice', 'right-password', at('player'))).username, 'Alice');
+  // Known again: a typo is its first failure, not its sixth.
+  await assert.rejects(service.login('alice', 'one-typo', at('player')), { kind: 'unauthorized' });
+});
+
 test('past the ceiling, a guesser replaying a refused password with a clientToken takes none of the checks of a relay player who sends none', async () => {
   const { service, addPlayer } = setup();
   await addPlayer('Alice');
