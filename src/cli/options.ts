@@ -150,22 +150,27 @@ const oneOf =
   (t: string): string | { refused: string } =>
     allowed.includes(t) ? t : { refused: `must be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` };
 
+/** A segment of a base path: what RFC 3986 lets a path segment hold as it is, or %-escaped, but ";" and ",". */
+const BASE_PATH_SEGMENT = /^(?:[A-Za-z0-9._~!$&'()*+=:@-]|%[0-9A-Fa-f]{2})+$/;
+
 /**
- * A base path: segments of URL characters that need no escaping, none of them only dots. It goes
- * into every route and into the account page's cookie Path, where a ";" or "," would add an
- * attribute of its own and a space or "%" would name a path no request ever matches.
+ * A base path: segments a request's path can hold as written, between single slashes (a
+ * leading or trailing one is dropped), none of them only dots. It goes into every route and into
+ * the account page's cookie Path, where a ";" or "," would add an attribute of its own, and a
+ * space, "?", "#", "\\" or "//" (which proxies merge) would name a path no request matches.
  */
 function basePath(t: string): string | { refused: string } {
-  const segments = t.split('/').filter((s) => s !== '');
-  const ok = segments.every((s) => /^[A-Za-z0-9._~-]+$/.test(s) && !/^\.+$/.test(s));
-  return ok ? t : { refused: 'must be a path of A-Z a-z 0-9 . _ ~ - between slashes, such as /mc' };
+  const trimmed = t.replace(/^\/+|\/+$/g, '');
+  const segments = trimmed === '' ? [] : trimmed.split('/');
+  const ok = segments.every((s) => BASE_PATH_SEGMENT.test(s) && !/^\.+$/.test(s));
+  return ok ? t : { refused: 'must be a URL path, such as /mc: segments between single slashes, without ; , spaces, ? or #' };
 }
 
 export const SERVE_OPTIONS: OptionSpec[] = [
   { key: 'host', flag: 'host', arg: 'HOST', fallback: DEFAULT_HOST, help: 'address to listen on (loopback: only this host can call it); another without --api-key starts with a warning; under systemd socket activation (LISTEN_FDS) the socket decides instead', parse: text },
   { key: 'port', flag: 'port', arg: 'N', fallback: String(DEFAULT_PORT), help: 'port to listen on (0: any free port); under systemd socket activation the socket decides instead', ...integer(0, 65535) },
   { key: 'db', flag: 'db', arg: 'PATH', fallback: DEFAULT_DB, help: 'SQLite file, created if missing; :memory: keeps everything in memory; postgres://USER@HOST:PORT/DB (libpq URL forms, several hosts with target_session_attrs=read-write, sslmode): a PostgreSQL database, with the driver installed (npm install postgres@3) and the password in the URL, PGPASSWORD or the file MCAUTH_DB_PASSWORD_FILE names', parse: text },
-  { key: 'basePath', flag: 'base-path', arg: 'PATH', fallback: '', help: 'prefix of every endpoint, such as /mc', parse: basePath },
+  { key: 'basePath', flag: 'base-path', arg: 'PATH', fallback: '', help: 'prefix of every endpoint, such as /mc (no ; , spaces, ? or #)', parse: basePath },
   {
     key: 'variant',
     flag: 'variant',
