@@ -373,12 +373,13 @@ const FIXED_PORTS = { from: 20_000, count: 12_000 };
 
 /** A port free on loopback right now (for a server whose --public-url must name its own port). */
 export async function freePort(): Promise<number> {
-  for (;;) {
+  // A port taken is tried again, a few hundred times at most; any other failure to listen is the test's.
+  for (let tries = 0; ; tries++) {
     const port = FIXED_PORTS.from + Math.floor(Math.random() * FIXED_PORTS.count);
     const s = createServer();
-    const free = await new Promise<boolean>((r) => {
-      s.once('error', () => r(false));
-      s.listen(port, '127.0.0.1', () => r(true));
+    const free = await new Promise<boolean>((resolve, reject) => {
+      s.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' && tries < 300 ? resolve(false) : reject(err)));
+      s.listen(port, '127.0.0.1', () => resolve(true));
     });
     if (free) {
       await new Promise<void>((r) => s.close(() => r()));
