@@ -1,5 +1,6 @@
-// The command line's defaults, and the bounds of its flags' values: what a server runs with when
-// its owner sets nothing. The core's own limits, which no flag changes, are in src/limits.ts.
+// The command line's defaults, and the bounds of its flags' values that only it checks: what a
+// server runs with when its owner sets nothing. The core's own limits (among them bounds the
+// core checks too, such as MAX_TTL_SECONDS) are in src/limits.ts.
 
 /** Shortest new password by default (--min-password-length), in code points: NIST SP 800-63B's floor for a password its user chose. */
 export const DEFAULT_MIN_PASSWORD_CHARS = 8;
