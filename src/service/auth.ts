@@ -12,7 +12,7 @@ import { requireNewPassword, requirePasswordSize, requirePlayerName } from './ch
 import type { Context } from './context.ts';
 import { noPlace, ServiceError } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
-import { admitLoginAttempt, clearLoginFailures, uncountLoginAttempt, UNNAMED_CLIENT, type LoginClient } from './throttle.ts';
+import { admitLoginAttempt, clearLoginFailures, deviceDigest, uncountLoginAttempt, UNNAMED_CLIENT, type LoginClient } from './throttle.ts';
 
 export interface AuthResult extends TextureFields {
   username: string;
@@ -170,8 +170,7 @@ async function startSession(ctx: Context, user: User, to?: LoginClient): Promise
   const { token, digest } = issueToken();
   const now = ctx.now();
   const expiresAt = now + ctx.options.tokenTtlSeconds * 1000;
-  const device = to?.issueTo ?? to?.device;
-  const client = device === undefined ? undefined : digestToken(device);
+  const client = deviceDigest(to?.issueTo ?? to?.device);
   if (!(await ctx.store.recordLogin(user.id, user.passwordHash, digest, now, expiresAt, MAX_TOKENS_PER_USER, client))) {
     const after = await ctx.store.findUserById(user.id);
     throw after?.lockedAt != null ? locked(after.lockReason) : new ServiceError('unauthorized', BAD_CREDENTIALS);

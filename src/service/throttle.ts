@@ -60,9 +60,8 @@ export function throttledUntil({ failures, lastAt }: LoginFailures, free = FREE_
 const keysOf = (name: string, client: LoginClient): string[] =>
   [name, `${name} ${client.id}`, `${name} ${client.shared ? '!' : '?'}`].map((key) => key.toLowerCase());
 
-/** The launcher a token is issued to, as the store keeps it (see Store.hasClient); none for a login that sent no clientToken. */
-export const clientDigest = (client: LoginClient): string | undefined =>
-  client.device === undefined ? undefined : digestToken(client.device);
+/** A launcher (`token DIGEST`) as the store keeps it with the tokens issued to it (see Store.hasClient); none for a login that names none. */
+export const deviceDigest = (device: string | undefined): string | undefined => (device === undefined ? undefined : digestToken(device));
 
 /** The key of the digests in Context.refusedRetries; it never leaves this process. */
 const retryKey = randomBytes(32);
@@ -83,7 +82,7 @@ export async function admitLoginAttempt(
 ): Promise<{ standing: Standing; counted: LoginClient }> {
   const now = ctx.now();
   const retry = createHmac('sha256', retryKey).update(`${name.toLowerCase()}\n${password}`).digest('base64');
-  const device = clientDigest(from);
+  const device = deviceDigest(from.device);
   const known = device !== undefined && (await ctx.store.hasClient(name, device, now));
   const client = known ? { ...from, id: from.device! } : from;
   let wait = 0;
