@@ -99,11 +99,3 @@ export const MAX_CLIENT_TOKEN_CHARS = 128;
 /** The longest player (a path's `who`) a log line carries: a name is 16, a dashed UUID 36. */
 export const MAX_LOGGED_PLAYER_CHARS = 64;
 
-/** An invite registers one player unless told otherwise. */
-export const DEFAULT_INVITE_USES = 1;
-/** Most registrations one invite may make: a typo cannot open sign-up to everyone. */
-export const MAX_INVITE_USES = 10_000;
-/** An invite lives a week unless told otherwise: time to pass it on, and a forgotten one closes itself. */
-export const DEFAULT_INVITE_TTL_SECONDS = 7 * 24 * 60 * 60;
-/** An invite's id (invite list, revoke): the first hex digits of its digest; 48 bits tell any number an admin keeps apart. */
-export const INVITE_ID_CHARS = 12;

@@ -10,6 +10,7 @@ import { addressList, type AddressList } from './http/client-address.ts';
 import { createConnections } from './connections.ts';
 import { HttpError, sendError } from './http/envelope.ts';
 import { adminArea } from './admin/routes.ts';
+import { createInvites } from './invites/invites.ts';
 import { accountArea } from './account/api.ts';
 import { textureArea } from './textures/downloads.ts';
 import { normalizeBasePath } from './http/router.ts';
@@ -246,7 +247,7 @@ function share(limit: number, workers: number, systemdFd: number | undefined): n
 }
 
 /** The route groups the settings switch on, beside the five endpoints and health. */
-function areas(service: Service, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined, limits: WindowLimits | undefined, shareOf: (limit: number) => number): Area[] {
+function areas(service: Service, store: Store, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined, limits: WindowLimits | undefined, shareOf: (limit: number) => number): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
   // In memory, per process: with --workers each worker counts its share, so the total stays the
@@ -255,7 +256,7 @@ function areas(service: Service, config: ServeConfig, render: (() => Promise<str
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
-    ...(config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, uploads, publicUrl: config.publicUrl, basePath })]),
+    ...(config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, uploads, publicUrl: config.publicUrl, basePath, invites: createInvites(store) })]),
     ...(config.accountPage
       ? [
           accountArea(service, {
@@ -298,7 +299,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     loginLimit,
     relays,
     proxies,
-    areas: areas(service, config, metrics?.render, loginLimit, limits, shareOf),
+    areas: areas(service, store, config, metrics?.render, loginLimit, limits, shareOf),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
       metrics || logRequests

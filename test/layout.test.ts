@@ -23,6 +23,7 @@ const PARTS = [
   'src/textures/',
   'src/admin/',
   'src/account/',
+  'src/invites/',
   'src/ops/',
   'src/cli/',
   'src/import/',

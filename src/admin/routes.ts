@@ -1,9 +1,8 @@
 // The admin API (--admin-token): managing players over HTTP for web cabinets and bots. It calls
 // the same service functions as the CLI, so a rule holds in both or in neither.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { INVITE_ID_CHARS } from '../limits.ts';
 import type { Service } from '../service/service.ts';
-import type { InviteView } from '../service/invites.ts';
+import { INVITE_ID, INVITE_ID_CHARS, type Invites, type InviteView } from '../invites/invites.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, knownQuery, stringField, type JsonObject } from '../http/fields.ts';
@@ -25,9 +24,9 @@ export interface AdminOptions {
   /** --public-url ('' when unset) and the base path: invite and reset links are made of them. */
   publicUrl: string;
   basePath: string;
+  /** The invites to register (src/invites/). */
+  invites: Invites;
 }
-
-const INVITE_ID = new RegExp(`^[0-9a-f]{${INVITE_ID_CHARS}}$`);
 
 /** The player named in the path, by name or UUID. */
 function who(params: Params): string {
@@ -162,16 +161,16 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
     '/admin/invites': {
       POST: async (req, res) => {
         const body = await jsonBody(req, ['uses', 'expiresIn']);
-        const made = await service.createInvite(optional<number>(body, 'uses', 'number'), optional<number>(body, 'expiresIn', 'number'));
+        const made = await options.invites.create(optional<number>(body, 'uses', 'number'), optional<number>(body, 'expiresIn', 'number'));
         sendResult(res, { ...invite(made), code: made.code, link: link('invite', made.code) });
       },
-      GET: async (_req, res) => sendResult(res, { invites: (await service.listInvites()).map(invite) }),
+      GET: async (_req, res) => sendResult(res, { invites: (await options.invites.list()).map(invite) }),
     },
     '/admin/invites/:id': {
       // By its id only: a code in the path would reach the request log.
       DELETE: async (_req, res, params) => {
         if (!INVITE_ID.test(params.id!)) throw new HttpError(400, `Give the invite's id (${INVITE_ID_CHARS} hex digits, as the list shows it), not its code`);
-        sendResult(res, { id: await service.revokeInvite(params.id!) });
+        sendResult(res, { id: await options.invites.revoke(params.id!) });
       },
     },
   };

@@ -29,8 +29,8 @@ const COMMANDS = {
   create: {
     options: { ...DB_OPTIONS, uses: { type: 'string' }, expires: { type: 'string' } },
     positionals: [],
-    async run(service: Service, { values }: CommandLine, { stderr, settings }: UserIo): Promise<string> {
-      const invite = await service.createInvite(count(values, 'uses'), count(values, 'expires'));
+    async run(_service: Service, { values }: CommandLine, { stderr, settings, invites }: UserIo): Promise<string> {
+      const invite = await invites.create(count(values, 'uses'), count(values, 'expires'));
       const link = accountLink(settings.publicUrl, settings.basePath, 'invite', invite.code);
       if (!link) stderr.write(noLinkWarning('invite'));
       const head = `Invite ${invite.id} for ${plural(invite.usesLeft, 'player')}, valid until ${when(invite.expiresAt)}; its code is shown only now:`;
@@ -40,8 +40,8 @@ const COMMANDS = {
   list: {
     options: DB_OPTIONS,
     positionals: [],
-    async run(service: Service): Promise<string> {
-      const invites = await service.listInvites();
+    async run(_service: Service, _line: CommandLine, io: UserIo): Promise<string> {
+      const invites = await io.invites.list();
       if (invites.length === 0) return 'No invites that can still be used';
       return invites.map((i) => `${i.id}  ${plural(i.usesLeft, 'use')} left  expires ${when(i.expiresAt)}  created ${when(i.createdAt)}`).join('\n');
     },
@@ -49,8 +49,8 @@ const COMMANDS = {
   revoke: {
     options: DB_OPTIONS,
     positionals: ['CODE'],
-    async run(service: Service, { positionals: [codeOrId] }: CommandLine): Promise<string> {
-      return `Revoked invite ${await service.revokeInvite(codeOrId!)}`;
+    async run(_service: Service, { positionals: [codeOrId] }: CommandLine, { invites }: UserIo): Promise<string> {
+      return `Revoked invite ${await invites.revoke(codeOrId!)}`;
     },
   },
 } as const;

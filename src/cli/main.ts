@@ -5,6 +5,7 @@ import type { Readable, Writable } from 'node:stream';
 import { listeningLine, startServer, startupWarnings, type ListenAddress, type RunningServer } from '../serve.ts';
 import { quote, ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
+import { createInvites } from '../invites/invites.ts';
 import { createMemoryStore, MEMORY_DB } from '../memory/store.ts';
 import { openSqliteStore, type Synchronous } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
@@ -163,7 +164,7 @@ async function runUser(argv: string[], io: Io, parse: (argv: string[]) => UserCo
   // Said after the result, and after a refusal too: "No player named Bob" names the file it looked in.
   const where = `${creates && isNew ? 'Created a new database at' : 'Database:'} ${dbLabel(db)}`;
   try {
-    const said = await run(createService(store, toServiceOptions(settings)), { stdin: io.stdin, stderr: io.stderr, settings });
+    const said = await run(createService(store, toServiceOptions(settings)), { stdin: io.stdin, stderr: io.stderr, settings, invites: createInvites(store) });
     io.stdout.write(`${said}\n${where}\n`);
     return 0;
   } catch (err) {

@@ -5,6 +5,7 @@ import type { Writable } from 'node:stream';
 import { quote, ServiceError } from '../service/errors.ts';
 import { uploadSizeProblem } from '../textures/rules.ts';
 import type { Service } from '../service/service.ts';
+import type { Invites } from '../invites/invites.ts';
 import type { TextureChange, User } from '../store/store.ts';
 import { accountLink } from '../account/links.ts';
 import { readNewPassword, type PasswordInput } from './password-input.ts';
@@ -42,6 +43,8 @@ export interface UserIo {
   stdin: PasswordInput;
   stderr: Writable;
   settings: ServeConfig;
+  /** The database's invites (the `invite` commands). */
+  invites: Invites;
 }
 
 /** The commands: how each parses its arguments and what it does with the service. */

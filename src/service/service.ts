@@ -1,7 +1,6 @@
 // The service: every operation of the HTTP interface and the CLI, over one store.
 import * as accounts from './accounts.ts';
 import { changeOwnPassword, login, register, userByToken, type LoginOptions } from './auth.ts';
-import { createInvite, listInvites, revokeInvite } from './invites.ts';
 import { createResetCode, resetPassword } from './resets.ts';
 import type { Context, ServiceOptions } from './context.ts';
 import { profile, profiles } from './lookup.ts';
@@ -46,9 +45,6 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     userByToken: (token: string) => userByToken(ctx, token),
     changeOwnPassword: (user: User, keep: string, current: string, password: string, from?: LoginClient) =>
       changeOwnPassword(ctx, user, keep, current, password, from),
-    createInvite: (uses?: number, expiresIn?: number) => createInvite(ctx, uses, expiresIn),
-    listInvites: () => listInvites(ctx),
-    revokeInvite: (codeOrId: string) => revokeInvite(ctx, codeOrId),
     createResetCode: (who: string) => createResetCode(ctx, who),
     resetPassword: (code: string, password: string, from?: LoginClient) => resetPassword(ctx, code, password, from),
     findTexture: (hash: string) => store.findTexture(hash),

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultServiceOptions } from '../../src/cli/options.ts';
 import { createService } from '../../src/service/service.ts';
+import { createInvites } from '../../src/invites/invites.ts';
 import { createMemoryStore } from '../../src/memory/store.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -22,9 +23,10 @@ for (const [kind, open] of [
     const noHash = createService(store, { ...defaultServiceOptions(), hashConcurrency: 0, hashQueue: 0 });
     await setup.addUser({ name: 'Alice', password: PASSWORD });
     const { code } = await setup.createResetCode('Alice');
-    const revoked = await setup.createInvite(1);
-    await setup.revokeInvite(revoked.code);
-    const live = await setup.createInvite(1);
+    const invites = createInvites(store);
+    const revoked = await invites.create(1);
+    await invites.revoke(revoked.code);
+    const live = await invites.create(1);
 
     await assert.rejects(noHash.resetPassword('0'.repeat(32), PASSWORD), { kind: 'invalid', message: 'This reset link is not valid' });
     await assert.rejects(noHash.register({ name: 'ALICE', password: PASSWORD }), { kind: 'conflict' });
