@@ -3,8 +3,9 @@
 // found by digest, so no comparison of the secret itself ever happens.
 import * as nodeCrypto from 'node:crypto';
 
-export function issueToken(): { token: string; digest: string } {
-  const token = nodeCrypto.randomUUID();
+/** A new access token: a random UUID, followed by `tail` (what its holder is to read back from it). */
+export function issueToken(tail = ''): { token: string; digest: string } {
+  const token = nodeCrypto.randomUUID() + tail;
   return { token, digest: digestToken(token) };
 }
 

@@ -13,7 +13,7 @@ import { ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import type { LoginClient } from '../service/throttle.ts';
 import { readJson } from './body.ts';
-import { HttpError, sendError, sendResult } from './envelope.ts';
+import { HttpError, sendError, sendResult, type FailureBody } from './envelope.ts';
 import { nameList, requireObject, stringFields } from './fields.ts';
 import { callerOf, type AddressList, type Caller } from './client-address.ts';
 import { createKeyCheck } from './api-key.ts';
@@ -50,6 +50,8 @@ export interface Area {
   prefix: string;
   routes: Routes;
   admit?: (req: IncomingMessage) => void;
+  /** The body of its failure answers, when its API has its own shape (the Yggdrasil API's). */
+  failure?: FailureBody;
 }
 
 /** A request that is over, for the log and the metrics; nothing in it comes from a body, header or query. */
@@ -241,8 +243,11 @@ export function createApp(service: Service, options: AppOptions): RequestListene
 
   /** Connections with an answer held back (HttpError's heldMs). */
   const holding = new WeakSet<object>();
-  /** Answers a request that failed; `held`: its answer was held back (HttpError's heldMs) and is due now. */
-  const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown, held = false): void => {
+  /**
+   * Answers a request that failed, in the shape of its area's answers (`failure`); `held`: its
+   * answer was held back (HttpError's heldMs) and is due now.
+   */
+  const fail = (req: IncomingMessage, res: ServerResponse, route: string, err: unknown, failure?: FailureBody, held = false): void => {
     const expected = err instanceof HttpError || err instanceof ServiceError;
     // The path only: a query string may carry a secret.
     if (!expected) options.logError(`${req.method} ${pathOf(req)}: unexpected error`, err);
@@ -256,7 +261,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       // One held answer a connection: one that sends more meanwhile (pipelining past its refusal) is cut off.
       if (holding.has(req.socket)) return void req.socket.destroy();
       holding.add(req.socket);
-      return void setTimeout(() => holding.delete(req.socket) && fail(req, res, route, err, true), heldMs);
+      return void setTimeout(() => holding.delete(req.socket) && fail(req, res, route, err, failure, true), heldMs);
     }
     if (!req.complete) drain(req);
     if (res.headersSent) {
@@ -265,18 +270,19 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       note(res, { reason: notes.get(res)?.reason ?? (expected ? err.message : 'unexpected error') });
       sendResult(res, IN_BAND[route]);
     } else if (err instanceof HttpError) {
-      sendError(res, err.status, err.message, err.headers);
+      sendError(res, err.status, err.message, err.headers, failure);
     } else if (err instanceof ServiceError) {
       const headers: Record<string, string> = err.retryAfter === undefined ? {} : { 'retry-after': String(err.retryAfter) };
-      sendError(res, STATUS[err.kind], err.message, headers);
+      sendError(res, STATUS[err.kind], err.message, headers, failure);
     } else {
-      sendError(res, 500, 'Internal server error');
+      sendError(res, 500, 'Internal server error', undefined, failure);
     }
   };
 
   const answered = options.onAnswered;
   return (req, res) => {
     let found: Match | undefined;
+    let area: (typeof areas)[number] | undefined;
     // Now: once the connection is gone, the socket may no longer know its peer.
     const keyed = keyCheck?.(req) ?? false;
     const caller = callerOf(req, { relays: options.relays, proxies: options.proxies, withApiKey: keyed });
@@ -297,7 +303,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     }
     try {
       const path = pathOf(req);
-      const area = areas.find((a) => path.startsWith(a.prefix) || `${path}/` === a.prefix);
+      area = areas.find((a) => path.startsWith(a.prefix) || `${path}/` === a.prefix);
       if (area?.admit) area.admit(req);
       else if (keyCheck && path !== `${options.basePath}/health` && !keyed) {
         // Probes cannot send the key. Held like a flood's refusals, so guesses cost the guesser a
@@ -308,9 +314,9 @@ export function createApp(service: Service, options: AppOptions): RequestListene
       found = route(req);
       options.shed?.(req, res, caller);
     } catch (err) {
-      return fail(req, res, found?.route ?? UNMATCHED, err);
+      return fail(req, res, found?.route ?? UNMATCHED, err, area?.failure);
     }
     const { handler, params, route: pattern } = found;
-    handler(req, res, params).catch((err: unknown) => fail(req, res, pattern, err));
+    handler(req, res, params).catch((err: unknown) => fail(req, res, pattern, err, area?.failure));
   };
 }

@@ -17,7 +17,8 @@ export class HttpError extends Error {
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/** Answers with `body` as JSON, whatever its shape (an area with an API of its own answers with this). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const json = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
@@ -34,9 +35,13 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 export const isoTime = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 export function sendResult(res: ServerResponse, result: unknown): void {
-  send(res, 200, { success: true, result });
+  sendJson(res, 200, { success: true, result });
 }
 
-export function sendError(res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void {
-  send(res, status, { success: false, error: message }, headers);
+/** The body of a failure answer: the envelope's, or the shape of an area's own API (Area.failure). */
+export type FailureBody = (status: number, message: string) => unknown;
+const envelopeFailure: FailureBody = (_status, message) => ({ success: false, error: message });
+
+export function sendError(res: ServerResponse, status: number, message: string, headers?: Record<string, string>, body = envelopeFailure): void {
+  sendJson(res, status, body(status, message), headers);
 }

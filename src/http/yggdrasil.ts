@@ -30,7 +30,7 @@ export function readLoginRequest(body: JsonObject): LoginRequest {
 }
 
 /** The launcher keeps it and sends it back later; bounded and well-formed so it can be echoed safely. */
-function clientToken(body: JsonObject): string {
+export function clientToken(body: JsonObject): string {
   const token = stringField(body, 'clientToken');
   if (token.length > MAX_CLIENT_TOKEN_CHARS) throw new HttpError(400, `Field "clientToken" is longer than ${MAX_CLIENT_TOKEN_CHARS} characters`);
   if (!token.isWellFormed()) throw new HttpError(400, 'Field "clientToken" is not well-formed Unicode');

@@ -8,11 +8,12 @@ export function createMemoryStore(): Store {
   const users = new Map<string, User>(); // by id
   const idByName = new Map<string, string>(); // lower-case name -> id
   const tokens = new Map<string, { userId: string; expiresAt: number; client?: string }>(); // by digest, in the order stored
-  const joins = new Map<string, { serverId: string; at: number }>(); // by user id
+  const joins = new Map<string, { serverId: string; at: number; ip?: string }>(); // by user id
   const failures = new Map<string, { failures: number; lastAt: number }>(); // by the service's keys, in order of the last failure
   const textures = new Map<string, Buffer>(); // by hash
   const invites = new Map<string, Invite>(); // by digest
   const resets = new Map<string, { digest: string; expiresAt: number }>(); // by user id
+  const secrets = new Map<string, string>(); // by name
   const worn = (hash: string): boolean => [...users.values()].some((u) => u.skinHash === hash || u.capeHash === hash);
   const dropUnworn = (hashes: (string | null)[]): void => {
     for (const hash of hashes) if (hash !== null && !worn(hash)) textures.delete(hash);
@@ -125,16 +126,16 @@ export function createMemoryStore(): Store {
       for (const [d, t] of tokens) if (t.userId === userId && !keep.has(d)) tokens.delete(d);
       return true;
     },
-    async recordJoin(digest, userId, serverId, now) {
+    async recordJoin(digest, userId, serverId, now, ip) {
       const t = tokens.get(digest);
       if (!t || t.userId !== userId || t.expiresAt <= now) return false;
-      joins.set(userId, { serverId, at: now });
+      joins.set(userId, { serverId, at: now, ip });
       return true;
     },
-    async findJoin(name, serverId, since) {
+    async findJoin(name, serverId, since, ip) {
       const u = byName(name);
       const j = u && joins.get(u.id);
-      return j && j.serverId === serverId && j.at > since ? copy(u) : undefined;
+      return j && j.serverId === serverId && j.at > since && (ip === undefined || j.ip === ip) ? copy(u) : undefined;
     },
     async hasClient(name, client, now) {
       const user = byName(name);
@@ -143,6 +144,11 @@ export function createMemoryStore(): Store {
     async findUserByToken(digest, now) {
       const t = tokens.get(digest);
       return t && t.expiresAt > now ? copy(users.get(t.userId)) : undefined;
+    },
+    deleteToken: async (digest) => tokens.delete(digest),
+    async keepSecret(name, value) {
+      if (value !== undefined && !secrets.has(name)) secrets.set(name, value);
+      return secrets.get(name);
     },
     async createInvite(invite) {
       for (const [d, i] of invites) if (i.usesLeft <= 0 || i.expiresAt <= invite.createdAt) invites.delete(d);

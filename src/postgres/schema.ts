@@ -76,6 +76,12 @@ export const MIGRATIONS: string[] = [
   // Who each token was issued to (a digest of its clientToken or address): a client that logged
   // in before is held by its own failed logins only.
   `ALTER TABLE tokens ADD COLUMN client TEXT;`,
+  // The Yggdrasil API (src/yggdrasil/): the address a join came from, and the key it signs with.
+  `ALTER TABLE joins ADD COLUMN ip TEXT;
+   CREATE TABLE secrets (
+     name TEXT PRIMARY KEY,
+     value TEXT NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -290,22 +290,28 @@ export async function createPostgresStore(sql: Sql): Promise<Store> {
       }),
     // One statement checks the token and records the join, holding the token's row (FOR SHARE)
     // until it commits: an ending of sessions cannot slip between, see endSessions above.
-    recordJoin: async (digest, userId, serverId, now) =>
+    recordJoin: async (digest, userId, serverId, now, ip) =>
       (
         await sql`
           WITH token AS (SELECT user_id FROM tokens WHERE digest = ${digest} AND user_id = ${userId} AND expires_at > ${now} FOR SHARE)
-          INSERT INTO joins (user_id, server_id, joined_at) SELECT user_id, ${serverId}::text, ${now}::bigint FROM token
-          ON CONFLICT (user_id) DO UPDATE SET server_id = excluded.server_id, joined_at = excluded.joined_at`
+          INSERT INTO joins (user_id, server_id, joined_at, ip) SELECT user_id, ${serverId}::text, ${now}::bigint, ${ip ?? null}::text FROM token
+          ON CONFLICT (user_id) DO UPDATE SET server_id = excluded.server_id, joined_at = excluded.joined_at, ip = excluded.ip`
       ).count === 1,
-    findJoin: async (name, serverId, since) =>
+    findJoin: async (name, serverId, since, ip) =>
       (
         await sql<PlayerRow[]>`SELECT ${PLAYER} FROM users JOIN joins ON joins.user_id = users.id
-                               WHERE name_key = ${name.toLowerCase()} AND server_id = ${serverId} AND joined_at > ${since}`
+                               WHERE name_key = ${name.toLowerCase()} AND server_id = ${serverId} AND joined_at > ${since}
+                               ${ip === undefined ? sql`` : sql`AND joins.ip = ${ip}`}`
       ).map(toPlayer)[0],
     hasClient: async (name, client, now) =>
       (await sql`SELECT 1 FROM users JOIN tokens ON tokens.user_id = users.id WHERE users.name_key = ${name.toLowerCase()} AND tokens.client = ${client} AND tokens.expires_at > ${now} LIMIT 1`).length > 0,
     findUserByToken: async (digest, now) =>
       (await sql<UserRow[]>`SELECT ${USER} FROM tokens JOIN users ON users.id = tokens.user_id WHERE digest = ${digest} AND expires_at > ${now}`).map(toUser)[0],
+    deleteToken: async (digest) => (await sql`DELETE FROM tokens WHERE digest = ${digest}`).count === 1,
+    async keepSecret(name, value) {
+      if (value !== undefined) await sql`INSERT INTO secrets (name, value) VALUES (${name}, ${value}) ON CONFLICT DO NOTHING`;
+      return (await sql<{ value: string }[]>`SELECT value FROM secrets WHERE name = ${name}`)[0]?.value;
+    },
 
     createInvite: (invite) =>
       transaction(sql, async (tx) => {

@@ -62,6 +62,8 @@ export interface LoginOptions {
   callerLeft?: AbortSignal;
   /** Who is logging in, for the throttle and the hash pool's shares. */
   from?: LoginClient;
+  /** Appended to the new token (see issueToken). */
+  tokenTail?: string;
 }
 
 /**
@@ -140,7 +142,7 @@ async function attempt(
 
 /** Checks the password and issues a token. */
 export async function login(ctx: Context, name: string, password: string, options: LoginOptions = {}): Promise<AuthResult> {
-  const { field = 'login', callerLeft, from = UNNAMED_CLIENT } = options;
+  const { field = 'login', callerLeft, from = UNNAMED_CLIENT, tokenTail } = options;
   // Over a limit: refused before any work, and not counted as a failed login.
   requirePlayerName(field, name);
   requirePasswordSize(password);
@@ -149,7 +151,7 @@ export async function login(ctx: Context, name: string, password: string, option
   // Only after the password: to a guesser a locked account looks like any other.
   if (user.lockedAt !== null) throw locked(user.lockReason);
 
-  const session = await startSession(ctx, user, from);
+  const session = await startSession(ctx, user, from, tokenTail);
   // Only while the hash is still the one checked: a password changed meanwhile stays. The login
   // has succeeded: a rehash a busy database cannot take now waits for the next login, rather than
   // answer 503 for a token already issued (a retry would then race this write).
@@ -166,8 +168,8 @@ export async function login(ctx: Context, name: string, password: string, option
  * a lock, a removal or a password change landed meanwhile: the change wins, and the login is
  * answered as it would be now.
  */
-async function startSession(ctx: Context, user: User, to?: LoginClient): Promise<AuthResult> {
-  const { token, digest } = issueToken();
+async function startSession(ctx: Context, user: User, to?: LoginClient, tail?: string): Promise<AuthResult> {
+  const { token, digest } = issueToken(tail);
   const now = ctx.now();
   const expiresAt = now + ctx.options.tokenTtlSeconds * 1000;
   const client = deviceDigest(to?.issueTo ?? to?.device);
@@ -182,6 +184,17 @@ async function startSession(ctx: Context, user: User, to?: LoginClient): Promise
 /** Creates the player (by the same rules as addUser) and logs them in. */
 export async function register(ctx: Context, input: NewUser): Promise<AuthResult> {
   return startSession(ctx, await addUser(ctx, input));
+}
+
+/**
+ * A new token for the player of a live one, which ends (Yggdrasil's refresh): `to` names its
+ * client as a login's would. Undefined, and nothing changed, when `token` is not live.
+ */
+export async function replaceToken(ctx: Context, token: string, to: LoginClient, tail?: string): Promise<AuthResult | undefined> {
+  const user = await userByToken(ctx, token);
+  // Ended first: of two replacing one token at once, one gets a new token.
+  if (!user || !(await ctx.store.deleteToken(digestToken(token)))) return undefined;
+  return startSession(ctx, user, to, tail);
 }
 
 /** The player a live access token belongs to; none for a locked player, whose tokens count for nothing. */

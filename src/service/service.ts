@@ -1,15 +1,16 @@
 // The service: every operation of the HTTP interface and the CLI, over one store.
 import * as accounts from './accounts.ts';
-import { changeOwnPassword, login, register, userByToken, type LoginOptions } from './auth.ts';
+import { changeOwnPassword, login, register, replaceToken, userByToken, type LoginOptions } from './auth.ts';
 import { createResetCode, resetPassword } from './resets.ts';
 import type { Context, ServiceOptions } from './context.ts';
 import { profile, profiles } from './lookup.ts';
-import { hasJoined, join } from './session.ts';
+import { hasJoined, join, joinedPlayer } from './session.ts';
 import type { LoginClient } from './throttle.ts';
 import { textureUrl } from './textures.ts';
 import type { Store, TextureChange, User } from '../store/store.ts';
 import { createHashPool } from '../crypto/hash-pool.ts';
-import { NAME_QUEUE } from '../limits.ts';
+import { MAX_TOKEN_CHARS, NAME_QUEUE } from '../limits.ts';
+import { digestToken } from '../crypto/token.ts';
 
 export type Service = ReturnType<typeof createService>;
 
@@ -20,8 +21,12 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     /** Hashes running and waiting, for the metrics. */
     hashLoad: () => ({ running: ctx.pool.running, waiting: ctx.pool.waiting }),
     login: (name: string, password: string, options?: LoginOptions) => login(ctx, name, password, options),
-    join: (accessToken: string, userUUID: string, serverId: string) => join(ctx, accessToken, userUUID, serverId),
+    /** `ip`: the address of the player's own client, kept for a check by joinedPlayer. */
+    join: (accessToken: string, userUUID: string, serverId: string, ip?: string) => join(ctx, accessToken, userUUID, serverId, ip),
     hasJoined: (username: string, serverId: string) => hasJoined(ctx, username, serverId),
+    joinedPlayer: (username: string, serverId: string, ip?: string) => joinedPlayer(ctx, username, serverId, ip),
+    /** The public fields of a player, by a UUID already parsed (parseUuid). */
+    player: (id: string) => store.findPlayer(id),
     profile: (userUUID: string) => profile(ctx, userUUID),
     profiles: (names: readonly unknown[]) => profiles(ctx, names),
     /** Most names one `profiles` call looks up. */
@@ -43,11 +48,16 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     renameUser: (who: string, name: string) => accounts.renameUser(ctx, who, name),
     register: (input: accounts.NewUser) => register(ctx, input),
     userByToken: (token: string) => userByToken(ctx, token),
+    replaceToken: (token: string, to: LoginClient, tail?: string) => replaceToken(ctx, token, to, tail),
+    /** Ends one token; false when it was not one. */
+    endToken: async (token: string) => token.length <= MAX_TOKEN_CHARS && store.deleteToken(digestToken(token)),
     changeOwnPassword: (user: User, keep: string, current: string, password: string, from?: LoginClient) =>
       changeOwnPassword(ctx, user, keep, current, password, from),
     createResetCode: (who: string) => createResetCode(ctx, who),
     resetPassword: (code: string, password: string, from?: LoginClient) => resetPassword(ctx, code, password, from),
     findTexture: (hash: string) => store.findTexture(hash),
+    /** A capability's secret, kept in the store for every process (see Store.keepSecret). */
+    keepSecret: (name: string, value?: string) => store.keepSecret(name, value),
     countTextures: () => store.countTextures(),
     /** Throws when the store cannot answer a query (for /health). */
     checkStore: async () => store.ping(),

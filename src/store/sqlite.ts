@@ -88,18 +88,21 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     ),
     // One statement checks the token and records the join, so a revocation cannot slip between.
     recordJoin: sql(
-      `INSERT INTO joins (user_id, server_id, joined_at)
-       SELECT user_id, ?3, ?4 FROM tokens WHERE digest = ?1 AND user_id = ?2 AND expires_at > ?4
-       ON CONFLICT (user_id) DO UPDATE SET server_id = excluded.server_id, joined_at = excluded.joined_at`,
+      `INSERT INTO joins (user_id, server_id, joined_at, ip)
+       SELECT user_id, ?3, ?4, ?5 FROM tokens WHERE digest = ?1 AND user_id = ?2 AND expires_at > ?4
+       ON CONFLICT (user_id) DO UPDATE SET server_id = excluded.server_id, joined_at = excluded.joined_at, ip = excluded.ip`,
     ),
     failures: sql('SELECT failures, last_at FROM login_failures WHERE name_key = ?'),
     setFailures: sql('INSERT OR REPLACE INTO login_failures (name_key, failures, last_at) VALUES (?, ?, ?)'),
     forgetFailures: sql('DELETE FROM login_failures WHERE last_at < ?'),
     findJoin: sql(
       `SELECT ${PLAYER_COLUMNS} FROM users INDEXED BY players_by_name JOIN joins ON joins.user_id = users.id
-       WHERE users.name_key = ? AND joins.server_id = ? AND joins.joined_at > ?`,
+       WHERE users.name_key = ?1 AND joins.server_id = ?2 AND joins.joined_at > ?3 AND (?4 IS NULL OR joins.ip = ?4)`,
     ),
     byToken: sql(`SELECT ${USER_COLUMNS} FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.digest = ? AND tokens.expires_at > ?`),
+    deleteToken: sql('DELETE FROM tokens WHERE digest = ?'),
+    addSecret: sql('INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING'),
+    secret: sql('SELECT value FROM secrets WHERE name = ?'),
     liveInvite: sql('SELECT 1 FROM invites WHERE digest = ? AND uses_left > 0 AND expires_at > ?'),
     useInvite: sql('UPDATE invites SET uses_left = uses_left - 1 WHERE digest = ?'),
     insertInvite: sql('INSERT INTO invites (digest, uses_left, created_at, expires_at) VALUES (?, ?, ?, ?)'),
@@ -197,9 +200,15 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       q.setLastLogin.run(now, userId);
       return true;
     }),
-    recordJoin: async (digest, userId, serverId, now) => transaction(db, () => q.recordJoin.run(digest, userId, serverId, now).changes === 1),
-    findJoin: async (name, serverId, since) => toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since))),
+    recordJoin: async (digest, userId, serverId, now, ip) =>
+      transaction(db, () => q.recordJoin.run(digest, userId, serverId, now, ip ?? null).changes === 1),
+    findJoin: async (name, serverId, since, ip) => toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since, ip ?? null))),
     findUserByToken: async (digest, now) => toUser(q.byToken.get(digest, now)),
+    deleteToken: async (digest) => transaction(db, () => q.deleteToken.run(digest).changes === 1),
+    keepSecret: async (name, value) => transaction(db, () => {
+      if (value !== undefined) q.addSecret.run(name, value);
+      return (q.secret.get(name) as { value: string } | undefined)?.value;
+    }),
     hasClient: async (name, client, now) => q.hasClient.get(name.toLowerCase(), client, now) !== undefined,
     createInvite: async (invite) => transaction(db, () => {
       q.pruneInvites.run(invite.createdAt);

@@ -118,13 +118,24 @@ export interface Store {
   hasClient(name: string, client: string, now: number): Promise<boolean>;
   /**
    * Records a join (replacing the user's previous one) when the token `digest` belongs to
-   * `userId` and expires after `now`; false, and nothing written, otherwise.
+   * `userId` and expires after `now`; false, and nothing written, otherwise. `ip`: the address
+   * the join came from, when the caller knows the player's own.
    */
-  recordJoin(digest: string, userId: string, serverId: string, now: number): Promise<boolean>;
-  /** The user named `name` (any case) whose latest join is to `serverId` and later than `since`. */
-  findJoin(name: string, serverId: string, since: number): Promise<Player | undefined>;
+  recordJoin(digest: string, userId: string, serverId: string, now: number, ip?: string): Promise<boolean>;
+  /**
+   * The user named `name` (any case) whose latest join is to `serverId` and later than `since`;
+   * with `ip`, only a join recorded from that address.
+   */
+  findJoin(name: string, serverId: string, since: number, ip?: string): Promise<Player | undefined>;
   /** The user whose token `digest` expires after `now`. */
   findUserByToken(digest: string, now: number): Promise<User | undefined>;
+  /** Deletes the token `digest`; false when there was none. */
+  deleteToken(digest: string): Promise<boolean>;
+  /**
+   * The secret stored under `name` (a signing key a capability keeps), if any. With `value`, when
+   * there is none yet, stores it first: every process offering one at once gets the same back.
+   */
+  keepSecret(name: string, value?: string): Promise<string | undefined>;
 
   /** Stores an invite; drops the ones used up or expired by its `createdAt`. */
   createInvite(invite: Invite): Promise<void>;

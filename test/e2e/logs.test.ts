@@ -92,7 +92,7 @@ describe('a session at --log-level debug with an API key and an admin token', ()
       sent.push(['POST', '/profiles', 200, 'ok', undefined]);
 
       // Refusals answered in-band carry their reason (see the test of reasons below).
-      assert.equal(assertOk(await post(s, `/join?key=${KEY}`, { accessToken: 'x'.repeat(100), userUUID: aliceUuid, serverID: 's' })), false);
+      assert.equal(assertOk(await post(s, `/join?key=${KEY}`, { accessToken: 'x'.repeat(601), userUUID: aliceUuid, serverID: 's' })), false);
       sent.push(['POST', '/join', 200, 'invalid', undefined]);
       assert.equal(assertOk(await post(s, `/join?key=${KEY}`, { accessToken: aliceUuid, userUUID: aliceUuid, serverID: 's' })), false);
       sent.push(['POST', '/join', 200, 'bad_token', undefined]);
@@ -216,7 +216,7 @@ describe('a session at --log-level debug with an API key and an admin token', ()
     assert.deepEqual(
       requests.filter((l) => 'reason' in l).map((l) => [l.path, l.outcome, l.reason]),
       [
-        ['/join', 'invalid', 'Field "accessToken" is longer than 64 characters'],
+        ['/join', 'invalid', 'Field "accessToken" is longer than 600 characters'],
         ['/profiles', 'partial', '2 of 3 entries not looked up: not a player name, or past the limit'],
       ],
     );

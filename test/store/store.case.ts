@@ -88,6 +88,35 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.equal(await store.recordJoin('d1', A, 'srv', 2000), false, 'expired at expiresAt');
     });
 
+    test('a join kept with its address is found with that address only; one without matches none', async () => {
+      await store.createUser(user('Alice', A));
+      await store.recordLogin(A, HASH, 'd1', 1000, 10_000, 16);
+      assert.equal(await store.recordJoin('d1', A, 'srv', 1500, '10.0.0.7'), true);
+      assert.equal((await store.findJoin('alice', 'srv', 0))?.id, A, 'no address asked: any');
+      assert.equal((await store.findJoin('alice', 'srv', 0, '10.0.0.7'))?.id, A);
+      assert.equal(await store.findJoin('alice', 'srv', 0, '10.0.0.8'), undefined);
+      assert.equal(await store.recordJoin('d1', A, 'srv', 1600), true);
+      assert.equal(await store.findJoin('alice', 'srv', 0, '10.0.0.7'), undefined, 'a join replaced by one without an address');
+    });
+
+    test('deletes one token, leaving the others', async () => {
+      await store.createUser(user('Alice', A));
+      await store.recordLogin(A, HASH, 'd1', 1000, 10_000, 16);
+      await store.recordLogin(A, HASH, 'd2', 1000, 10_000, 16);
+      assert.equal(await store.deleteToken('d1'), true);
+      assert.equal(await store.deleteToken('d1'), false, 'gone already');
+      assert.equal(await store.findUserByToken('d1', 1001), undefined);
+      assert.equal((await store.findUserByToken('d2', 1001))?.id, A);
+    });
+
+    test('keeps a secret: the first value stored stays, read without one', async () => {
+      assert.equal(await store.keepSecret('key'), undefined);
+      assert.equal(await store.keepSecret('key', 'first'), 'first');
+      assert.equal(await store.keepSecret('key', 'second'), 'first', 'a later offer changes nothing');
+      assert.equal(await store.keepSecret('key'), 'first');
+      assert.equal(await store.keepSecret('other'), undefined);
+    });
+
     test('keeps the newest live tokens and drops expired ones', async () => {
       await store.createUser(user('Alice', A));
       for (let i = 1; i <= 4; i++) await store.recordLogin(A, HASH, `d${i}`, 1000, 10_000, 3);
