@@ -11,6 +11,8 @@ import { createConnections } from './connections.ts';
 import { HttpError, sendError } from './http/envelope.ts';
 import { adminArea } from './admin/routes.ts';
 import { createInvites } from './invites/invites.ts';
+import { loadSigningKey, type SigningKey } from './yggdrasil/keys.ts';
+import { yggdrasilArea } from './yggdrasil/routes.ts';
 import { accountArea } from './account/api.ts';
 import { textureArea } from './textures/downloads.ts';
 import { normalizeBasePath } from './http/router.ts';
@@ -247,7 +249,12 @@ function share(limit: number, workers: number, systemdFd: number | undefined): n
 }
 
 /** The route groups the settings switch on, beside the five endpoints and health. */
-function areas(service: Service, store: Store, config: ServeConfig, render: (() => Promise<string>) | undefined, loginLimit: LoginLimit | undefined, limits: WindowLimits | undefined, shareOf: (limit: number) => number): Area[] {
+function areas(
+  service: Service,
+  store: Store,
+  config: ServeConfig,
+  { render, loginLimit, limits, shareOf, key }: { render?: () => Promise<string>; loginLimit?: LoginLimit; limits?: WindowLimits; shareOf: (limit: number) => number; key?: SigningKey },
+): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
   // In memory, per process: with --workers each worker counts its share, so the total stays the
@@ -270,6 +277,19 @@ function areas(service: Service, store: Store, config: ServeConfig, render: (() 
           }),
         ]
       : []),
+    ...(key
+      ? [
+          yggdrasilArea(service, {
+            key,
+            serverName: config.serverName,
+            publicUrl: config.publicUrl,
+            basePath,
+            accountPage: config.accountPage,
+            registration: config.registration !== 'off',
+            loginLimit,
+          }),
+        ]
+      : []),
   ];
 }
 
@@ -281,6 +301,10 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   // One count for /auth and the account page's login; with --workers, each worker's share.
   const shareOf = (limit: number): number => share(limit, config.workers, systemdFd);
   const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(shareOf(config.addressLoginLimit), ADDRESS_LOGIN_WINDOW_MS).take : undefined;
+  // Made (or read) before the server listens: every answer of the API is signed with it.
+  const key = config.yggdrasil ? await loadSigningKey(service, config.yggdrasilKey) : undefined;
+  // On every answer, the site's root above all: a player may give a launcher the plain site address.
+  const apiLocation = config.yggdrasil ? `${basePath}/yggdrasil/` : undefined;
   let requestId = 0;
   const relays: AddressList = addressList(config.relay);
   const proxies: AddressList = addressList(config.trustProxy);
@@ -299,7 +323,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     loginLimit,
     relays,
     proxies,
-    areas: areas(service, store, config, metrics?.render, loginLimit, limits, shareOf),
+    areas: areas(service, store, config, { render: metrics?.render, loginLimit, limits, shareOf, key }),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
       metrics || logRequests
@@ -338,6 +362,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       });
       // While stopping, no answer promises a kept-alive connection the stop is about to close.
       if (stopping) res.setHeader('connection', 'close');
+      if (apiLocation) res.setHeader('x-authlib-injector-api-location', apiLocation);
       app(req, res);
     },
   );

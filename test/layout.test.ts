@@ -24,6 +24,7 @@ const PARTS = [
   'src/admin/',
   'src/account/',
   'src/invites/',
+  'src/yggdrasil/',
   'src/ops/',
   'src/cli/',
   'src/import/',

@@ -89,6 +89,10 @@ export interface ServeConfig {
   registrationsPerHour: number;
   /** How long a password-reset link stays valid, in seconds. */
   resetTtl: number;
+  /** Serves the Yggdrasil API (authlib-injector's) under {base}/yggdrasil/. */
+  yggdrasil: boolean;
+  /** A PEM file with the Yggdrasil API's signing key; '' keeps one in the database. */
+  yggdrasilKey: string;
 }
 
 interface OptionSpec {
@@ -288,6 +292,22 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     parse: addresses,
   },
   { key: 'accountPage', flag: 'account-page', arg: '', fallback: 'false', help: 'serves the account page, GET {base}/account, and its API under {base}/account/ (no API key needed there)', ...flag },
+  {
+    key: 'yggdrasil',
+    flag: 'yggdrasil',
+    arg: '',
+    fallback: 'false',
+    help: "serves the Yggdrasil API of authlib-injector under {base}/yggdrasil/, for HMCL, PCL, PrismLauncher and game servers with authlib-injector (no API key needed there)",
+    ...flag,
+  },
+  {
+    key: 'yggdrasilKey',
+    flag: 'yggdrasil-key',
+    arg: 'FILE',
+    fallback: '',
+    help: 'a PEM file with the RSA private key the Yggdrasil API signs with (one moved from another Yggdrasil server); without it, one made at the first start is kept in the database',
+    parse: (t) => t,
+  },
   {
     key: 'serverName',
     flag: 'server-name',

@@ -57,10 +57,12 @@ export const TABLES: Table[] = [
     batch: BATCH_ROWS,
   },
   { name: 'tokens', columns: { digest: 'text', user_id: 'text', issued_at: 'int', expires_at: 'int', client: 'text' }, order: { sqlite: 'rowid', postgres: 'stored' }, batch: BATCH_ROWS },
-  { name: 'joins', columns: { user_id: 'text', server_id: 'text', joined_at: 'int' }, order: byKey('user_id'), batch: BATCH_ROWS },
+  { name: 'joins', columns: { user_id: 'text', server_id: 'text', joined_at: 'int', ip: 'text' }, order: byKey('user_id'), batch: BATCH_ROWS },
   { name: 'invites', columns: { digest: 'text', uses_left: 'int', created_at: 'int', expires_at: 'int' }, order: byKey('digest'), batch: BATCH_ROWS },
   { name: 'reset_codes', columns: { user_id: 'text', digest: 'text', expires_at: 'int' }, order: byKey('user_id'), batch: BATCH_ROWS },
   { name: 'login_failures', columns: { name_key: 'text', failures: 'int', last_at: 'int' }, order: byKey('name_key'), batch: BATCH_ROWS },
+  // The Yggdrasil API's signing key: players' caches of signed textures stay valid on the copy.
+  { name: 'secrets', columns: { name: 'text', value: 'text' }, order: byKey('name'), batch: BATCH_ROWS },
 ];
 
 /** The database that was read: one unchanging view of it. */

@@ -69,6 +69,8 @@ const EVERY_KEY: ServeConfig = {
   registrationsPerAddress: 3,
   registrationsPerHour: 30,
   resetTtl: 600,
+  yggdrasil: true,
+  yggdrasilKey: '/etc/mcauth/yggdrasil.pem',
 };
 
 describe('readConfigFile', () => {

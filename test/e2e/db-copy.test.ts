@@ -21,7 +21,7 @@ import { encodePng } from '../helpers/png.ts';
 const ADMIN = 'copy-admin-token-0123456';
 const PW = 'player-Pass-5Rt8';
 const admin = { authorization: `Bearer ${ADMIN}` };
-const TABLES = ['textures', 'users', 'tokens', 'joins', 'invites', 'reset_codes', 'login_failures'];
+const TABLES = ['textures', 'users', 'tokens', 'joins', 'invites', 'reset_codes', 'login_failures', 'secrets'];
 /** Failed-login rows put straight into PostgreSQL, so that a copy takes several batches and reports progress within a table. */
 const FILLER = 25_000;
 
@@ -107,7 +107,8 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
   before(async () => {
     cluster = server!;
     main = await cluster.newDatabase('community');
-    onFile = await startServerOnFreePort((port) => ['--db', file, '--admin-token', ADMIN, '--public-url', `http://127.0.0.1:${port}`, '--join-ttl', '3600']);
+    // With --yggdrasil: its signing key, made at this start, is copied with the rest.
+    onFile = await startServerOnFreePort((port) => ['--db', file, '--admin-token', ADMIN, '--public-url', `http://127.0.0.1:${port}`, '--join-ttl', '3600', '--yggdrasil']);
     uuids = await addPlayers(onFile.port, ADMIN, ['Alice', 'Bob', 'Carol'], PW);
     token = (await call(onFile.port, '/auth', { body: { login: 'Alice', password: PW } })).body.result.accessToken;
     const joined = await call(onFile.port, '/join', { body: { accessToken: token, userUUID: uuids.get('Alice'), serverID: 'srv-before' } });
@@ -129,7 +130,7 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
 
   test('a SQLite file copied to PostgreSQL while its server runs: every table, the file unchanged', async () => {
     fileHeld = fileCounts(file);
-    assert.deepEqual({ ...fileHeld }, { textures: 1, users: 3, tokens: 1, joins: 1, invites: 1, reset_codes: 1, login_failures: fileHeld.login_failures });
+    assert.deepEqual({ ...fileHeld }, { textures: 1, users: 3, tokens: 1, joins: 1, invites: 1, reset_codes: 1, login_failures: fileHeld.login_failures, secrets: 1 });
     assert.ok(fileHeld.login_failures! >= 1, 'the failed login is counted');
     const rowsBefore = fileRows(file);
     const r = await cli(['db', 'copy', '--from', file, '--to', cluster.url(main)]);

@@ -1,7 +1,8 @@
 // Starts the built dist/server.js as a real process (on Node, or on Deno when
 // MCAUTH_TEST_RUNTIME=deno) and talks to it over HTTP. Every end-to-end test goes through here.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -251,11 +252,28 @@ export interface RunningServer extends RawServer {
 }
 
 /**
+ * With MCAUTH_TEST_YGGDRASIL set (npm run test:postgres), the Yggdrasil API is switched on in
+ * every server a test starts without it, so the JSON API's tests run unchanged beside it. It signs
+ * with one key a process, made once (2048 bits: the server takes any RSA key from a file, and
+ * one of 4096 takes seconds to make).
+ */
+function yggdrasilToo(args: string[]): string[] {
+  if (!process.env.MCAUTH_TEST_YGGDRASIL || args.includes('--yggdrasil')) return [];
+  const file = join(tmpdir(), `mcauth-test-yggdrasil-${process.pid}.pem`);
+  if (!existsSync(file)) {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    process.once('exit', () => rmSync(file, { force: true }));
+  }
+  return ['--yggdrasil', '--yggdrasil-key', file];
+}
+
+/**
  * Starts `server.js serve --port 0 ...args` on loopback. `--db` is not added: pass it (a path in
  * a temp folder, or :memory:).
  */
 export async function startServer(args: string[], env: Record<string, string> = {}): Promise<RunningServer> {
-  const raw = await startRaw(['serve', '--port', '0', ...args], { env });
+  const raw = await startRaw(['serve', '--port', '0', ...args, ...yggdrasilToo(args)], { env });
   const url = `http://127.0.0.1:${raw.port}`;
   const request = (path: string, init: RequestInit = {}): Promise<Reply> => fetchReply(url + path, init);
   return {

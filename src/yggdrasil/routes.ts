@@ -1,0 +1,257 @@
+// The Yggdrasil API (--yggdrasil), as authlib-injector specifies it, under {base}/yggdrasil/: what
+// HMCL, PCL, PrismLauncher and game servers with authlib-injector call. One account is one player
+// is one profile, logged in by the player's name. Everything goes through the same service as the
+// JSON API, so the players, passwords, tokens, joins, throttle and limits are the same ones.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { callerFor, countLogin, deviceNamed, loginClient, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
+import { readJson } from '../http/body.ts';
+import { perAddressKey } from '../http/client-address.ts';
+import { HttpError, sendJson, type FailureBody } from '../http/envelope.ts';
+import { requireObject, stringField, type JsonObject } from '../http/fields.ts';
+import type { Handler, Routes } from '../http/router.ts';
+import { queryOf } from '../http/router.ts';
+import { clientToken } from '../http/yggdrasil.ts';
+import { HELD_REFUSAL_MS, MAX_PROFILES_ENTRY_BYTES, NAME_PATTERN } from '../limits.ts';
+import { ServiceError } from '../service/errors.ts';
+import { UNNAMED_CLIENT } from '../service/throttle.ts';
+import type { Service } from '../service/service.ts';
+import type { User } from '../store/store.ts';
+import { parseUuid } from '../uuid.ts';
+import { VERSION } from '../version.ts';
+import { createCertificates } from './certificates.ts';
+import type { SigningKey } from './keys.ts';
+import { createProfileWriter, undashed } from './profiles.ts';
+import { clientTokenOf, sameClientToken, tokenTail } from './tokens.ts';
+
+/** The specification's answer to a wrong login, whatever was wrong: an unknown name, an e-mail address, a wrong password, a throttled one. */
+const INVALID_CREDENTIALS = 'Invalid credentials. Invalid username or password.';
+const INVALID_TOKEN = 'Invalid token.';
+/** A second accepted login (or sign-out) of one account within this is refused, as the specification recommends. */
+const LOGIN_INTERVAL_MS = 1000;
+
+export interface YggdrasilOptions {
+  key: SigningKey;
+  /** The server's name (--server-name), '' none. */
+  serverName: string;
+  /** --public-url ('' none) and the base path. */
+  publicUrl: string;
+  basePath: string;
+  /** The account page is on, and players may sign up there. */
+  accountPage: boolean;
+  registration: boolean;
+  /** The --address-login-limit count, shared with /auth and the account page. */
+  loginLimit?: LoginLimit;
+}
+
+/** The error names of the specification, by status. */
+function errorName(status: number): string {
+  if (status === 401 || status === 403 || status === 429) return 'ForbiddenOperationException';
+  if (status >= 500) return status === 503 ? 'ServiceUnavailableException' : 'InternalServerException';
+  return status === 404 ? 'NotFoundException' : 'IllegalArgumentException';
+}
+
+/** Failures in the specification's shape: `{error, errorMessage}`. */
+const failure: FailureBody = (status, errorMessage) => ({ error: errorName(status), errorMessage });
+
+const forbidden = (message: string): HttpError => new HttpError(403, message);
+
+/** Answers 204, or 200 with `body`. */
+function answer(res: ServerResponse, body?: unknown): void {
+  if (body !== undefined) return sendJson(res, 200, body);
+  res.writeHead(204, { 'cache-control': 'no-store' });
+  res.end();
+}
+
+/** A refused login as the specification answers it: 403, but for a server too busy to check it (503). Held as /auth's refusals are. */
+function loginRefusal(req: IncomingMessage, err: unknown): unknown {
+  if (err instanceof ServiceError) {
+    if (err.kind === 'busy') return err;
+    const pool = err.rule === 'pool_share' && !callerFor(req).proxied;
+    // A locked account says so, to the holder of its password only.
+    return new HttpError(403, err.kind === 'forbidden' ? err.message : INVALID_CREDENTIALS, {}, err.rule, pool ? HELD_REFUSAL_MS : 0);
+  }
+  if (err instanceof HttpError && err.status === 429) return new HttpError(403, INVALID_CREDENTIALS, err.headers, err.refusal, err.heldMs);
+  return err;
+}
+
+/** A clientToken for a launcher that sent none: 32 hex digits, as Mojang's are. */
+const newClientToken = (): string => randomUUID().replaceAll('-', '');
+
+/** A field that may be left out (or null, as some clients send for none). */
+const given = (body: JsonObject, name: string): boolean => Object.hasOwn(body, name) && body[name] !== null;
+
+export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area {
+  const profiles = createProfileWriter(options.key, service.textureUrl);
+  const certificates = createCertificates(options.key);
+  const base = options.basePath;
+  /** When each account last logged in or signed out here, oldest first. */
+  const accepted = new Map<string, number>();
+
+  /**
+   * Whether an accepted login or sign-out of the player that arrived at `arrived` comes too soon
+   * after the last; if not, it is the last now. Counted from its arrival, so the time its password
+   * took to check (longer on a busy host) does not let a second one through.
+   */
+  const tooSoon = (id: string, arrived: number): boolean => {
+    if (arrived - (accepted.get(id) ?? -Infinity) < LOGIN_INTERVAL_MS) return true;
+    const now = Date.now();
+    accepted.delete(id);
+    accepted.set(id, now);
+    for (const [old, at] of accepted) {
+      if (now - at < LOGIN_INTERVAL_MS) break;
+      accepted.delete(old);
+    }
+    return false;
+  };
+
+  /**
+   * Checks the name and password as /auth does, from the launcher that sent `sent` (if it sent a
+   * clientToken), for a token issued to `kept` (none: no token is kept). A login no check could
+   * accept (an e-mail address) is refused as a wrong one.
+   */
+  async function checkPassword(req: IncomingMessage, res: ServerResponse, body: JsonObject, sent?: string, kept?: string) {
+    const arrived = Date.now();
+    const [name, password] = [stringField(body, 'username'), stringField(body, 'password')];
+    if (NAME_PATTERN.test(name)) notePlayer(res, name);
+    const left = new AbortController();
+    res.once('close', () => left.abort());
+    try {
+      countLogin(req, options.loginLimit);
+      if (!NAME_PATTERN.test(name)) throw new ServiceError('unauthorized', INVALID_CREDENTIALS);
+      const from = { ...loginClient(req, sent), ...(kept !== undefined && { issueTo: deviceNamed(kept) }) };
+      const result = await service.login(name, password, { field: 'username', callerLeft: left.signal, from, tokenTail: kept === undefined ? undefined : tokenTail(kept) });
+      if (!tooSoon(result.userUUID, arrived)) return result;
+      await service.endToken(result.accessToken);
+    } catch (err) {
+      throw loginRefusal(req, err);
+    }
+    throw forbidden(INVALID_CREDENTIALS);
+  }
+
+  /** The player of a live token with the clientToken sent (if one was), else 403. */
+  async function tokenHolder(body: JsonObject): Promise<{ user: User; token: string; held: string | undefined }> {
+    const token = stringField(body, 'accessToken');
+    const sent = given(body, 'clientToken') ? clientToken(body) : undefined;
+    const user = await service.userByToken(token);
+    const held = clientTokenOf(token);
+    if (!user || (sent !== undefined && !sameClientToken(sent, held))) throw forbidden(INVALID_TOKEN);
+    return { user, token, held };
+  }
+
+  /** The player of the Bearer token of a minecraftservices call, else 401. */
+  async function bearer(req: IncomingMessage): Promise<User> {
+    const match = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '');
+    const user = match ? await service.userByToken(match[1]!) : undefined;
+    if (!user) throw new HttpError(401, INVALID_TOKEN, { 'www-authenticate': 'Bearer' });
+    return user;
+  }
+
+  const post = (run: (body: JsonObject, req: IncomingMessage, res: ServerResponse) => Promise<unknown>): Partial<Record<string, Handler>> => ({
+    POST: async (req, res) => answer(res, await run(requireObject(await readJson(req)), req, res)),
+  });
+  const get = (run: (req: IncomingMessage, params: Record<string, string>) => Promise<unknown>): Partial<Record<string, Handler>> => ({
+    GET: async (req, res, params) => answer(res, await run(req, params)),
+  });
+  const user = (u: Pick<User, 'id'>) => ({ id: undashed(u.id), properties: [] });
+
+  const metadata = get(async () => {
+    const site = options.publicUrl === '' ? undefined : `${options.publicUrl}${base}`;
+    const links = options.accountPage && site ? { homepage: `${site}/account`, ...(options.registration && { register: `${site}/account` }) } : {};
+    return {
+      meta: {
+        serverName: options.serverName || 'mcauth',
+        implementationName: 'mcauth',
+        implementationVersion: VERSION,
+        links,
+        'feature.non_email_login': true,
+        'feature.enable_profile_key': true,
+      },
+      skinDomains: options.publicUrl === '' ? [] : [new URL(options.publicUrl).hostname],
+      signaturePublickey: options.key.publicPem,
+    };
+  });
+
+  const routes: Routes = {
+    '/yggdrasil': metadata,
+    '/yggdrasil/': metadata,
+    '/yggdrasil/authserver/authenticate': post(async (body, req, res) => {
+      const sent = given(body, 'clientToken') ? clientToken(body) : undefined;
+      const kept = sent ?? newClientToken();
+      const result = await checkPassword(req, res, body, sent, kept);
+      const profile = profiles.brief({ id: result.userUUID, name: result.username });
+      return {
+        accessToken: result.accessToken,
+        clientToken: kept,
+        availableProfiles: [profile],
+        selectedProfile: profile,
+        ...(body.requestUser === true && { user: user({ id: result.userUUID }) }),
+      };
+    }),
+    '/yggdrasil/authserver/refresh': post(async (body) => {
+      const chosen = given(body, 'selectedProfile') ? stringField(requireObject(body.selectedProfile), 'id') : undefined;
+      const { user: holder, token, held } = await tokenHolder(body);
+      if (chosen !== undefined) {
+        // The token's profile is always the account's one: choosing it again changes nothing.
+        const id = parseUuid(chosen);
+        if (id === undefined || (id !== holder.id && !(await service.player(id)))) throw new HttpError(400, 'No such profile');
+        if (id !== holder.id) throw forbidden('The profile is not this account\'s');
+      }
+      // A token of the JSON API has no clientToken: it gets one now.
+      const kept = held ?? newClientToken();
+      const result = await service.replaceToken(token, { ...UNNAMED_CLIENT, issueTo: deviceNamed(kept) }, tokenTail(kept));
+      if (!result) throw forbidden(INVALID_TOKEN);
+      const profile = profiles.brief({ id: result.userUUID, name: result.username });
+      return { accessToken: result.accessToken, clientToken: kept, selectedProfile: profile, ...(body.requestUser === true && { user: user(holder) }) };
+    }),
+    '/yggdrasil/authserver/validate': post(async (body) => void (await tokenHolder(body))),
+    '/yggdrasil/authserver/invalidate': post(async (body) => void (await service.endToken(stringField(body, 'accessToken')))),
+    '/yggdrasil/authserver/signout': post(async (body, req, res) => {
+      const result = await checkPassword(req, res, body);
+      await service.revokeSessions(result.userUUID);
+    }),
+    '/yggdrasil/sessionserver/session/minecraft/join': post(async (body, req) => {
+      const [token, profile, serverId] = ['accessToken', 'selectedProfile', 'serverId'].map((name) => stringField(body, name)) as [string, string, string];
+      // The address the join came from, for hasJoined's `ip`: the player's own, as a launcher calls directly.
+      if (!(await service.join(token, profile, serverId, callerFor(req).address))) throw forbidden(INVALID_TOKEN);
+    }),
+    '/yggdrasil/sessionserver/session/minecraft/hasJoined': get(async (req) => {
+      const query = queryOf(req);
+      const [name, serverId, ip] = [query.get('username'), query.get('serverId'), query.get('ip')];
+      if (name === null || serverId === null) throw new HttpError(400, 'Give username and serverId');
+      const player = await service.joinedPlayer(name, serverId, ip === null ? undefined : perAddressKey(ip)).catch((err: unknown) => {
+        // Not joined, or not a name or server id any join could have: not joined, as the game server reads it.
+        if (err instanceof ServiceError && (err.kind === 'not_found' || err.kind === 'invalid')) return undefined;
+        throw err;
+      });
+      return player && profiles.complete(player, true);
+    }),
+    '/yggdrasil/sessionserver/session/minecraft/profile/:uuid': get(async (req, params) => {
+      const id = parseUuid(params.uuid!);
+      const player = id === undefined ? undefined : await service.player(id);
+      return player && profiles.complete(player, queryOf(req).get('unsigned') === 'false');
+    }),
+    '/yggdrasil/api/profiles/minecraft': {
+      POST: async (req, res) => {
+        const names = await readJson(req, service.maxProfiles * MAX_PROFILES_ENTRY_BYTES);
+        if (!Array.isArray(names)) throw new HttpError(400, 'Request body must be an array of names');
+        answer(res, (await service.profiles(names)).found.map(profiles.brief));
+      },
+    },
+    '/yggdrasil/minecraftservices/player/certificates': { POST: async (req, res) => answer(res, await certificates.issue(await bearer(req))) },
+    '/yggdrasil/minecraftservices/publickeys': get(async () => certificates.publicKeys),
+    '/yggdrasil/minecraftservices/player/attributes': get(async (req) => {
+      await bearer(req);
+      return {
+        privileges: { onlineChat: { enabled: true }, multiplayerServer: { enabled: true }, multiplayerRealms: { enabled: true }, telemetry: { enabled: false } },
+        profanityFilterPreferences: { profanityFilterOn: false },
+      };
+    }),
+    '/yggdrasil/minecraftservices/privacy/blocklist': get(async (req) => {
+      await bearer(req);
+      return { blockedProfiles: [] };
+    }),
+  };
+  // Open to every caller: launchers and game servers cannot hold the API key.
+  return { prefix: '/yggdrasil/', routes, admit: () => undefined, failure };
+}

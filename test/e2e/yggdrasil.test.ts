@@ -1,0 +1,493 @@
+// The Yggdrasil API (--yggdrasil), end to end: the real server on a real database, called as
+// HMCL, PCL, PrismLauncher and authlib-injector on a game server call it. Each rule of the
+// specification and of the issue has its check here; signatures are verified with node:crypto
+// against the key the metadata publishes.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join as joinPath } from 'node:path';
+import { addUser, fetchReply, RUNTIME, runCli, startRaw, startServer, startServerOnFreePort, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
+import { randomPng } from '../helpers/png.ts';
+import { call } from '../helpers/call.ts';
+import { testDb } from '../helpers/test-db.ts';
+import { assertOk, login as jsonLogin, requestLines, sleep, undash, until } from './util.ts';
+
+const tmp = tempDir();
+const db = await testDb(tmp.dir, 'yggdrasil.db');
+const keptDb = await testDb(tmp.dir, 'kept-key.db');
+const PASSWORD = 'ygg-password-1';
+const INVALID_CREDENTIALS = 'Invalid credentials. Invalid username or password.';
+/** The specification's interval between two accepted logins of one account, and a margin. */
+const INTERVAL_MS = 1000;
+const AFTER_INTERVAL_MS = INTERVAL_MS + 100;
+
+// One key for the servers given --yggdrasil-key: a 4096-bit key costs seconds to make.
+const keyFile = joinPath(tmp.dir, 'signing.pem');
+const ownKey = generateKeyPairSync('rsa', { modulusLength: 4096 });
+writeFileSync(keyFile, ownKey.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+
+let s: RunningServer; // --yggdrasil --yggdrasil-key, --public-url (its own address), --account-page --registration open
+let ids: Record<string, string> = {};
+
+const Y = (path: string): string => `/yggdrasil${path}`;
+const post = (path: string, body: unknown, server = s): Promise<Reply> => server.post(Y(path), body);
+const get = (path: string, server = s, headers: Record<string, string> = {}): Promise<Reply> => server.request(Y(path), { headers });
+
+/** The specification's failure: the status, `{error, errorMessage}` and nothing else. */
+function assertYggFail(r: Reply, status: number, error: string, message?: string): void {
+  assert.equal(r.status, status, r.text);
+  assert.deepEqual(Object.keys(r.body).sort(), ['error', 'errorMessage'], r.text);
+  assert.equal(r.body.error, error);
+  if (message !== undefined) assert.equal(r.body.errorMessage, message);
+}
+
+/** Every access token and clientToken the server answered with: none may reach its log. */
+const secrets = new Set<string>();
+
+async function authenticate(name: string, password = PASSWORD, extra: Record<string, unknown> = {}, server = s): Promise<any> {
+  const r = await post('/authserver/authenticate', { username: name, password, agent: { name: 'Minecraft', version: 1 }, ...extra }, server);
+  assert.equal(r.status, 200, r.text);
+  secrets.add(r.body.accessToken).add(r.body.clientToken);
+  return r.body;
+}
+
+/** When each player's last accepted login or sign-out was answered: the next is a second later at least (the interval of the specification). */
+const lastLogin = new Map<string, number>();
+async function spaced<T>(name: string, call: () => Promise<T>): Promise<T> {
+  const wait = (lastLogin.get(name) ?? 0) + AFTER_INTERVAL_MS - Date.now();
+  if (wait > 0) await sleep(wait);
+  try {
+    return await call();
+  } finally {
+    lastLogin.set(name, Date.now());
+  }
+}
+const loginAs = (name: string, extra: Record<string, unknown> = {}): Promise<any> => spaced(name, () => authenticate(name, PASSWORD, extra));
+
+const validate = async (accessToken: string, clientToken?: string): Promise<number> =>
+  (await post('/authserver/validate', { accessToken, ...(clientToken !== undefined && { clientToken }) })).status;
+
+before(async () => {
+  for (const name of ['Steve', 'Alex', 'Plain', 'Locky', 'Renamed', 'Gone', 'Capped', 'Changer', 'Signer', 'Throttled', 'Throttled2']) {
+    ids[name] = await addUser(db, name, PASSWORD, ['--offline-uuid']);
+  }
+  const skin = joinPath(tmp.dir, 'skin.png');
+  const cape = joinPath(tmp.dir, 'cape.png');
+  writeFileSync(skin, randomPng(64, 64));
+  writeFileSync(cape, randomPng(64, 32));
+  s = await startServerOnFreePort((port) => {
+    const pub = `http://127.0.0.1:${port}`;
+    return ['--db', db, '--yggdrasil', '--yggdrasil-key', keyFile, '--public-url', pub, '--account-page', '--registration', 'open', '--server-name', 'Ygg Test'];
+  });
+  const env = { MCAUTH_PUBLIC_URL: s.url };
+  for (const [args, what] of [
+    [['user', 'skin', 'Steve', skin], 'skin'],
+    [['user', 'cape', 'Steve', cape], 'cape'],
+    [['user', 'skin', 'Alex', skin, '--slim'], 'slim skin'],
+  ] as [string[], string][]) {
+    const r = await runCli([...args, '--db', db], { env });
+    assert.equal(r.code, 0, `${what}: ${r.stderr}`);
+  }
+});
+
+after(async () => {
+  await s?.stop();
+  tmp.cleanup();
+});
+
+describe('the API root', () => {
+  test('GET /yggdrasil/ answers the metadata: names, links, features, skin domains and a 4096-bit public key', async () => {
+    for (const path of ['/', '']) {
+      const r = await get(path);
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(Object.keys(r.body).sort(), ['meta', 'signaturePublickey', 'skinDomains']);
+      const { meta } = r.body;
+      assert.equal(meta.serverName, 'Ygg Test');
+      assert.equal(meta.implementationName, 'mcauth');
+      assert.match(meta.implementationVersion, /^\d+\.\d+\.\d+/);
+      assert.equal(meta['feature.non_email_login'], true);
+      assert.equal(meta['feature.enable_profile_key'], true);
+      assert.deepEqual(meta.links, { homepage: `${s.url}/account`, register: `${s.url}/account` });
+      assert.deepEqual(r.body.skinDomains, ['127.0.0.1']);
+      const key = createPublicKey(r.body.signaturePublickey);
+      assert.equal(key.asymmetricKeyDetails?.modulusLength, 4096);
+      assert.equal(key.export({ type: 'spki', format: 'pem' }), ownKey.publicKey.export({ type: 'spki', format: 'pem' }));
+    }
+  });
+
+  test('every answer carries X-Authlib-Injector-API-Location, the site root and the JSON API included', async () => {
+    for (const r of [await s.request('/'), await s.request('/health'), await get('/'), await s.post('/auth', { login: 'Steve', password: 'wrong' })]) {
+      assert.equal(r.headers.get('x-authlib-injector-api-location'), '/yggdrasil/');
+    }
+  });
+
+  test('without --yggdrasil the routes are not there and no answer carries the header', async () => {
+    // Started as given: startServer would switch the API on under npm run test:postgres.
+    const off = await startRaw(['serve', '--port', '0', '--db', ':memory:']);
+    try {
+      const r = await fetchReply(`http://127.0.0.1:${off.port}/yggdrasil/`);
+      assert.equal(r.status, 404);
+      assert.equal(r.headers.get('x-authlib-injector-api-location'), null);
+    } finally {
+      await off.stop();
+    }
+  });
+});
+
+describe('authserver', () => {
+  test('authenticate: the one profile selected and available, a sent clientToken echoed, requestUser adds the user', async () => {
+    const r = await loginAs('Steve', { clientToken: 'my-launcher-token', requestUser: true });
+    assert.equal(r.clientToken, 'my-launcher-token');
+    assert.equal(typeof r.accessToken, 'string');
+    const profile = { id: undash(ids.Steve!), name: 'Steve' };
+    assert.deepEqual(r.selectedProfile, profile);
+    assert.deepEqual(r.availableProfiles, [profile]);
+    assert.deepEqual(r.user, { id: undash(ids.Steve!), properties: [] });
+    assert.equal(await validate(r.accessToken, 'my-launcher-token'), 204);
+  });
+
+  test('authenticate without a clientToken: one is made (32 hex digits), and no user without requestUser', async () => {
+    const r = await loginAs('Plain');
+    assert.match(r.clientToken, /^[0-9a-f]{32}$/);
+    assert.equal(r.user, undefined);
+    // A name in another case is the same player.
+    const again = await loginAs('Plain', { username: 'pLAIN', clientToken: null });
+    assert.equal(again.selectedProfile.name, 'Plain');
+  });
+
+  test('a wrong password, an unknown name, an e-mail address and a throttled name all get the same 403', async () => {
+    for (const username of ['Steve', 'NoSuchPlayer', 'steve@example.com']) {
+      const r = await post('/authserver/authenticate', { username, password: 'not-the-password' });
+      assertYggFail(r, 403, 'ForbiddenOperationException', INVALID_CREDENTIALS);
+    }
+  });
+
+  test('the login interval: a second accepted login within a second is refused; a wrong password never starts it', async () => {
+    // Wrong passwords first, as fast as they come: they do not count as accepted logins.
+    const first = await spaced('Changer', async () => {
+      for (let i = 0; i < 2; i++) assertYggFail(await post('/authserver/authenticate', { username: 'Changer', password: 'wrong' }), 403, 'ForbiddenOperationException');
+      return authenticate('Changer');
+    });
+    const second = await post('/authserver/authenticate', { username: 'Changer', password: PASSWORD });
+    assertYggFail(second, 403, 'ForbiddenOperationException', INVALID_CREDENTIALS);
+    // The first login's token stands; the refused one left none behind (the cap counts the same).
+    assert.equal(await validate(first.accessToken), 204);
+    assert.equal(typeof (await loginAs('Changer')).accessToken, 'string');
+  });
+
+  test('refresh: a new token with the same clientToken (sent or not), the old one ended; a failed refresh leaves it valid', async () => {
+    const auth = await loginAs('Steve');
+    const wrong = await post('/authserver/refresh', { accessToken: auth.accessToken, clientToken: 'someone-else' });
+    assertYggFail(wrong, 403, 'ForbiddenOperationException', 'Invalid token.');
+    const other = await post('/authserver/refresh', { accessToken: auth.accessToken, selectedProfile: { id: undash(ids.Alex!), name: 'Alex' } });
+    assertYggFail(other, 403, 'ForbiddenOperationException');
+    const none = await post('/authserver/refresh', { accessToken: auth.accessToken, selectedProfile: { id: '992960dfc7a54afca041760004499434', name: 'Nobody' } });
+    assertYggFail(none, 400, 'IllegalArgumentException');
+    assert.equal(await validate(auth.accessToken), 204);
+
+    const r = await post('/authserver/refresh', { accessToken: auth.accessToken, requestUser: true });
+    assert.equal(r.status, 200, r.text);
+    assert.notEqual(r.body.accessToken, auth.accessToken);
+    assert.equal(r.body.clientToken, auth.clientToken);
+    assert.deepEqual(r.body.selectedProfile, auth.selectedProfile);
+    assert.deepEqual(r.body.user, { id: undash(ids.Steve!), properties: [] });
+    assert.equal(await validate(auth.accessToken), 403);
+    assertYggFail(await post('/authserver/refresh', { accessToken: auth.accessToken }), 403, 'ForbiddenOperationException');
+    // Refreshed again, with the clientToken sent and the own profile selected.
+    const next = await post('/authserver/refresh', { accessToken: r.body.accessToken, clientToken: auth.clientToken, selectedProfile: auth.selectedProfile });
+    assert.equal(next.status, 200, next.text);
+    assert.equal(next.body.clientToken, auth.clientToken);
+    assert.equal(await validate(next.body.accessToken, auth.clientToken), 204);
+  });
+
+  test('validate 204/403, with a clientToken checked when sent; invalidate 204 always, ending only that token', async () => {
+    const one = await loginAs('Alex');
+    const two = await loginAs('Alex');
+    assert.equal(await validate(one.accessToken, one.clientToken), 204);
+    assert.equal(await validate(one.accessToken, 'not-its-client'), 403);
+    assertYggFail(await post('/authserver/validate', { accessToken: 'fa0e97770dec465aa3c5db8d70162857' }), 403, 'ForbiddenOperationException', 'Invalid token.');
+    assert.equal((await post('/authserver/invalidate', { accessToken: 'fa0e97770dec465aa3c5db8d70162857' })).status, 204);
+    assert.equal((await post('/authserver/invalidate', { accessToken: one.accessToken, clientToken: 'not-its-client' })).status, 204);
+    assert.equal(await validate(one.accessToken), 403);
+    assert.equal(await validate(two.accessToken), 204);
+  });
+
+  test('signout ends every token of the account, of both APIs; a wrong password ends none; a second within a second is refused', async () => {
+    const ygg = await loginAs('Signer');
+    const json = await jsonLogin(s, 'Signer', PASSWORD);
+    assertYggFail(await post('/authserver/signout', { username: 'Signer', password: 'wrong' }), 403, 'ForbiddenOperationException', INVALID_CREDENTIALS);
+    assert.equal(await validate(ygg.accessToken), 204);
+    const r = await spaced('Signer', () => post('/authserver/signout', { username: 'Signer', password: PASSWORD }));
+    assert.equal(r.status, 204, r.text);
+    assert.equal(await validate(ygg.accessToken), 403);
+    assert.equal(await validate(json.accessToken), 403);
+    assertYggFail(await post('/authserver/signout', { username: 'Signer', password: PASSWORD }), 403, 'ForbiddenOperationException');
+  });
+
+  test('the JSON API\'s throttle holds these logins: failures through either API count together, from one address', async () => {
+    // Failed logins answer a second after their check (the floor); the fifth failure of a name
+    // from one address holds its next attempt a second, the sixth two: so, counted together, four
+    // failures on one API and at most three on the other bring a refusal. Counted apart, none.
+    const guesses = async (from: string, first: [string, (name: string) => unknown], then: [string, (name: string) => unknown], name: string): Promise<number[]> => {
+      for (let i = 0; i < 4; i++) await call(s.port, first[0], { from, body: first[1](name) });
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await call(s.port, then[0], { from, body: then[1](name) })).status);
+      return statuses;
+    };
+    const json: [string, (name: string) => unknown] = ['/auth', (login) => ({ login, password: 'wrong' })];
+    const ygg: [string, (name: string) => unknown] = [Y('/authserver/authenticate'), (username) => ({ username, password: 'wrong' })];
+    const [jsonAfterYgg, yggAfterJson] = await Promise.all([guesses('127.0.1.90', ygg, json, 'Throttled'), guesses('127.0.1.91', json, ygg, 'Throttled2')]);
+    assert.ok(jsonAfterYgg.includes(429), `the JSON API after four failures on the Yggdrasil API: ${jsonAfterYgg}`);
+    // On the Yggdrasil API a throttled login is refused as any other: 403, its reason in the log.
+    assert.deepEqual([...new Set(yggAfterJson)], [403]);
+    assert.ok(await until(async () => requestLines(s).some((l) => l.path === Y('/authserver/authenticate') && l.reason === 'throttle' && l.client === '127.0.1.91'), 5000));
+  });
+
+  test('malformed bodies are 400 IllegalArgumentException, never a 500', async () => {
+    const cases: [string, string | unknown][] = [
+      ['/authserver/authenticate', '{"username": "Steve", "password": '],
+      ['/authserver/authenticate', { username: 'Steve' }],
+      ['/authserver/authenticate', { username: 'Steve', password: 7 }],
+      ['/authserver/authenticate', { username: 'Steve', password: PASSWORD, clientToken: 'x'.repeat(129) }],
+      ['/authserver/authenticate', [1, 2]],
+      ['/authserver/refresh', { accessToken: 5 }],
+      ['/authserver/refresh', { accessToken: 'a', selectedProfile: 'Steve' }],
+      ['/authserver/validate', {}],
+      ['/authserver/invalidate', 'null'],
+      ['/authserver/signout', { username: 'Steve' }],
+      ['/sessionserver/session/minecraft/join', { accessToken: 'a', selectedProfile: 'not-a-uuid', serverId: 'x' }],
+      ['/sessionserver/session/minecraft/join', { accessToken: 'a', serverId: 'x' }],
+      ['/api/profiles/minecraft', { names: ['Steve'] }],
+    ];
+    for (const [path, body] of cases) assertYggFail(await post(path, body), 400, 'IllegalArgumentException');
+    assertYggFail(await s.request(Y('/authserver/validate'), { method: 'POST', body: 'x'.repeat(100_000), headers: { 'content-type': 'application/json' } }), 413, 'IllegalArgumentException');
+  });
+});
+
+describe('tokens end with the account, on both APIs at once', () => {
+  const live = async (name: string): Promise<{ ygg: string; json: string }> => ({ ygg: (await loginAs(name)).accessToken, json: (await jsonLogin(s, name, PASSWORD)).accessToken });
+  const assertEnded = async (tokens: { ygg: string; json: string }): Promise<void> => {
+    assert.equal(await validate(tokens.ygg), 403);
+    assert.equal(await validate(tokens.json), 403);
+  };
+
+  test('a password change, a lock, a rename (tokens stay) and a removal', async () => {
+    const changed = await live('Changer');
+    assert.equal((await runCli(['user', 'passwd', 'Changer', '--db', db], { stdin: `${PASSWORD}\n` })).code, 0);
+    await assertEnded(changed);
+
+    const locked = await live('Locky');
+    assert.equal((await runCli(['user', 'lock', 'Locky', '--db', db, '--reason', 'cheating'])).code, 0);
+    await assertEnded(locked);
+    const refused = await spaced('Locky', () => post('/authserver/authenticate', { username: 'Locky', password: PASSWORD }));
+    assertYggFail(refused, 403, 'ForbiddenOperationException', 'This account is locked: cheating');
+
+    const renamed = await live('Renamed');
+    assert.equal((await runCli(['user', 'rename', 'Renamed', 'NewName', '--db', db])).code, 0);
+    // A rename keeps the sessions, as in the JSON API; the profile answers with the new name.
+    assert.equal(await validate(renamed.ygg), 204);
+    const r = await post('/authserver/refresh', { accessToken: renamed.ygg });
+    assert.equal(r.body.selectedProfile.name, 'NewName');
+
+    const gone = await live('Gone');
+    assert.equal((await runCli(['user', 'remove', 'Gone', '--db', db])).code, 0);
+    await assertEnded(gone);
+  });
+
+  test('the per-player token cap holds across both APIs', async () => {
+    const first = await loginAs('Capped');
+    // 16 more, of the JSON API: the first (the oldest) goes.
+    for (let i = 0; i < 16; i++) await jsonLogin(s, 'Capped', PASSWORD);
+    assert.equal(await validate(first.accessToken), 403);
+  });
+});
+
+describe('sessionserver', () => {
+  const serverId = (): string => randomBytes(16).toString('hex');
+  const hasJoined = (name: string, id: string, ip?: string): Promise<Reply> =>
+    get(`/sessionserver/session/minecraft/hasJoined?username=${name}&serverId=${id}${ip === undefined ? '' : `&ip=${ip}`}`);
+
+  test('join 204 with a live token of the profile, 403 "Invalid token." otherwise', async () => {
+    const auth = await loginAs('Steve');
+    const ok = await post('/sessionserver/session/minecraft/join', { accessToken: auth.accessToken, selectedProfile: auth.selectedProfile.id, serverId: serverId() });
+    assert.equal(ok.status, 204, ok.text);
+    for (const [token, profile] of [
+      ['fa0e97770dec465aa3c5db8d70162857', auth.selectedProfile.id],
+      [auth.accessToken, undash(ids.Alex!)],
+      [auth.accessToken, '992960dfc7a54afca041760004499434'],
+    ]) {
+      const r = await post('/sessionserver/session/minecraft/join', { accessToken: token, selectedProfile: profile, serverId: serverId() });
+      assertYggFail(r, 403, 'ForbiddenOperationException', 'Invalid token.');
+    }
+  });
+
+  test('hasJoined: 200 with the signed profile after a join, 204 for another name, server, or none; ip must match', async () => {
+    const auth = await loginAs('Steve');
+    const id = serverId();
+    await post('/sessionserver/session/minecraft/join', { accessToken: auth.accessToken, selectedProfile: auth.selectedProfile.id, serverId: id });
+    const r = await hasJoined('Steve', id);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.id, undash(ids.Steve!));
+    assert.equal(r.body.name, 'Steve');
+    assert.equal(r.body.properties[0].name, 'textures');
+    assert.ok(verify('sha1', Buffer.from(r.body.properties[0].value), ownKey.publicKey, Buffer.from(r.body.properties[0].signature, 'base64')));
+    assert.equal((await hasJoined('Alex', id)).status, 204);
+    assert.equal((await hasJoined('Steve', serverId())).status, 204);
+    assert.equal((await hasJoined('not a name!', id)).status, 204);
+    assert.equal((await hasJoined('Steve', id, '127.0.0.1')).status, 200);
+    assert.equal((await hasJoined('Steve', id, '10.1.2.3')).status, 204);
+    assertYggFail(await get('/sessionserver/session/minecraft/hasJoined?username=Steve'), 400, 'IllegalArgumentException');
+  });
+
+  test('a join through either API is one join: the JSON API sees a Yggdrasil join, and the other way round', async () => {
+    const auth = await loginAs('Alex');
+    const viaYgg = serverId();
+    await post('/sessionserver/session/minecraft/join', { accessToken: auth.accessToken, selectedProfile: auth.selectedProfile.id, serverId: viaYgg });
+    assert.equal(assertOk(await s.post('/hasJoined', { username: 'Alex', serverID: viaYgg })).userUUID, ids.Alex);
+
+    const json = await jsonLogin(s, 'Alex', PASSWORD);
+    const viaJson = serverId();
+    assert.equal(assertOk(await s.post('/join', { accessToken: json.accessToken, userUUID: ids.Alex, serverID: viaJson })), true);
+    assert.equal((await hasJoined('Alex', viaJson)).status, 200);
+    // The JSON API's join came from a relay or a launcher whose address is not the player's: no ip is kept, so none matches.
+    assert.equal((await hasJoined('Alex', viaJson, '127.0.0.1')).status, 204);
+  });
+
+  test('profile: the textures property (skin, slim model, cape), signed only with unsigned=false; 204 for an unknown UUID', async () => {
+    const textures = (r: Reply) => JSON.parse(Buffer.from(r.body.properties[0].value, 'base64').toString());
+    const steve = await get(`/sessionserver/session/minecraft/profile/${undash(ids.Steve!)}`);
+    assert.equal(steve.status, 200, steve.text);
+    assert.deepEqual(Object.keys(steve.body.properties[0]).sort(), ['name', 'value']);
+    const payload = textures(steve);
+    assert.equal(payload.profileId, undash(ids.Steve!));
+    assert.equal(payload.profileName, 'Steve');
+    assert.equal(typeof payload.timestamp, 'number');
+    assert.match(payload.textures.SKIN.url, new RegExp(`^${s.url}/textures/[0-9a-f]{64}$`));
+    assert.equal(payload.textures.SKIN.metadata, undefined);
+    assert.match(payload.textures.CAPE.url, new RegExp(`^${s.url}/textures/[0-9a-f]{64}$`));
+    const png = await fetch(payload.textures.SKIN.url);
+    assert.equal(png.status, 200);
+    assert.equal(png.headers.get('content-type'), 'image/png');
+
+    const alex = await get(`/sessionserver/session/minecraft/profile/${ids.Alex}?unsigned=false`);
+    assert.deepEqual(textures(alex).textures.SKIN.metadata, { model: 'slim' });
+    assert.equal(textures(alex).textures.CAPE, undefined);
+    const property = alex.body.properties[0];
+    assert.ok(verify('sha1', Buffer.from(property.value), ownKey.publicKey, Buffer.from(property.signature, 'base64')));
+
+    const plain = await get(`/sessionserver/session/minecraft/profile/${undash(ids.Plain!)}?unsigned=true`);
+    assert.deepEqual(textures(plain).textures, {});
+    assert.equal(plain.body.properties[0].signature, undefined);
+    assert.equal((await get('/sessionserver/session/minecraft/profile/992960dfc7a54afca041760004499434')).status, 204);
+    assert.equal((await get('/sessionserver/session/minecraft/profile/not-a-uuid')).status, 204);
+  });
+
+  test('api/profiles/minecraft: names to {id, name}, unknown names left out, each once, a long list no failure', async () => {
+    const r = await post('/api/profiles/minecraft', ['steve', 'NoSuchPlayer', 'Alex', 'STEVE', 'not a name!', 42]);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body, [
+      { id: undash(ids.Steve!), name: 'Steve' },
+      { id: undash(ids.Alex!), name: 'Alex' },
+    ]);
+    assert.deepEqual((await post('/api/profiles/minecraft', [])).body, []);
+    const many = Array.from({ length: 500 }, (_, i) => `P${i}`);
+    assert.equal((await post('/api/profiles/minecraft', [...many, 'Steve'])).status, 200);
+  });
+});
+
+describe('minecraftservices (chat signing of 1.19 and later)', () => {
+  test('player certificates: a key pair whose public key the service signed (v1 and v2), checked with publickeys', async () => {
+    const auth = await loginAs('Plain');
+    const bearer = { authorization: `Bearer ${auth.accessToken}` };
+    assertYggFail(await s.request(Y('/minecraftservices/player/certificates'), { method: 'POST' }), 401, 'ForbiddenOperationException');
+    const r = await s.request(Y('/minecraftservices/player/certificates'), { method: 'POST', headers: bearer });
+    assert.equal(r.status, 200, r.text);
+    const cert = r.body;
+    const keys = (await get('/minecraftservices/publickeys')).body;
+    const verifier = createPublicKey({ key: Buffer.from(keys.playerCertificateKeys[0].publicKey, 'base64'), format: 'der', type: 'spki' });
+    assert.equal(keys.profilePropertyKeys[0].publicKey, keys.playerCertificateKeys[0].publicKey);
+    const der = Buffer.from(cert.keyPair.publicKey.replace(/-----[A-Z ]+-----|\n/g, ''), 'base64');
+    const expires = Date.parse(cert.expiresAt);
+    assert.ok(expires > Date.now() && Date.parse(cert.refreshedAfter) < expires);
+    assert.ok(verify('sha1', Buffer.from(`${expires}${cert.keyPair.publicKey}`), verifier, Buffer.from(cert.publicKeySignature, 'base64')), 'v1');
+    const expiry = Buffer.alloc(8);
+    expiry.writeBigInt64BE(BigInt(expires));
+    const v2 = Buffer.concat([Buffer.from(undash(ids.Plain!), 'hex'), expiry, der]);
+    assert.ok(verify('sha1', v2, verifier, Buffer.from(cert.publicKeySignatureV2, 'base64')), 'v2');
+    // The private key is the public key's pair.
+    const priv = Buffer.from(cert.keyPair.privateKey.replace(/-----[A-Z ]+-----|\n/g, ''), 'base64');
+    assert.equal(createPublicKey(createPrivateKey({ key: priv, format: 'der', type: 'pkcs8' })).export({ type: 'spki', format: 'der' }).toString('base64'), der.toString('base64'));
+  });
+
+  test('player attributes and the blocklist, with the Bearer token only', async () => {
+    const auth = await loginAs('Plain');
+    const bearer = { authorization: `Bearer ${auth.accessToken}` };
+    const attributes = await get('/minecraftservices/player/attributes', s, bearer);
+    assert.equal(attributes.body.privileges.onlineChat.enabled, true);
+    assert.equal(attributes.body.privileges.multiplayerServer.enabled, true);
+    assert.equal(attributes.body.profanityFilterPreferences.profanityFilterOn, false);
+    assert.deepEqual((await get('/minecraftservices/privacy/blocklist', s, bearer)).body, { blockedProfiles: [] });
+    assert.equal((await get('/minecraftservices/privacy/blocklist')).status, 401);
+    assert.equal((await get('/minecraftservices/player/attributes', s, { authorization: 'Bearer nope' })).status, 401);
+  });
+});
+
+describe('the signing key', () => {
+  test('made at the first start, kept in the database: a restart signs with the same key, and no line of the log holds it', async () => {
+    const first = await startServer(['--db', keptDb, '--yggdrasil']);
+    const pem = (await first.request('/yggdrasil/')).body.signaturePublickey;
+    await first.stop();
+    const again = await startServer(['--db', keptDb, '--yggdrasil']);
+    try {
+      assert.equal((await again.request('/yggdrasil/')).body.signaturePublickey, pem);
+      // A backup holds it too (of a SQLite file; db-copy.test.ts copies it between SQLite and PostgreSQL).
+      if (!keptDb.startsWith('postgres')) {
+        const copy = joinPath(tmp.dir, 'kept-backup.db');
+        assert.equal((await runCli(['backup', copy, '--db', keptDb])).code, 0);
+        const restored = await startServer(['--db', copy, '--yggdrasil']);
+        assert.equal((await restored.request('/yggdrasil/')).body.signaturePublickey, pem);
+        await restored.stop();
+      }
+      assert.equal(createPublicKey(pem).asymmetricKeyDetails?.modulusLength, 4096);
+      for (const out of [first.stdout() + first.stderr(), again.stdout() + again.stderr()]) assert.doesNotMatch(out, /PRIVATE KEY|BEGIN/);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  test('--workers 2 on a new database: both workers make a key at once, and both sign with the one stored first', { skip: RUNTIME === 'deno' ? '--workers is Node only' : false }, async () => {
+    const two = await startServer(['--db', await testDb(tmp.dir, 'two-workers.db'), '--yggdrasil', '--workers', '2']);
+    try {
+      // A connection of its own each: node:cluster deals them to the workers in turn.
+      const keys = new Set<string>();
+      for (let i = 0; i < 8; i++) keys.add((await fetchReply(`${two.url}/yggdrasil/`)).body.signaturePublickey);
+      assert.equal(keys.size, 1);
+    } finally {
+      await two.stop();
+    }
+  });
+
+  test('--yggdrasil-key that cannot be read, or holds no RSA key, stops the start with a clear message', async () => {
+    const notKey = joinPath(tmp.dir, 'not-a-key.pem');
+    writeFileSync(notKey, 'hello');
+    for (const [file, said] of [
+      [joinPath(tmp.dir, 'missing.pem'), /cannot read --yggdrasil-key .*missing\.pem: no such file/],
+      [notKey, /--yggdrasil-key .*not-a-key\.pem holds no RSA private key in PEM/],
+    ] as [string, RegExp][]) {
+      const r = await runCli(['serve', '--port', '0', '--db', ':memory:', '--yggdrasil', '--yggdrasil-key', file]);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, said);
+    }
+  });
+});
+
+describe('the log', () => {
+  test('a route a line for every Yggdrasil endpoint called, and no token or clientToken in any line', async () => {
+    const log = s.stdout() + s.stderr();
+    assert.ok(secrets.size > 10);
+    for (const secret of secrets) assert.ok(!log.includes(secret), 'a token or clientToken reached the log');
+    const routes = new Set(requestLines(s).map((l) => l.path));
+    for (const path of ['/authserver/authenticate', '/authserver/refresh', '/authserver/validate', '/sessionserver/session/minecraft/join']) assert.ok(routes.has(Y(path)), path);
+  });
+});
