@@ -287,6 +287,7 @@ function areas(
             accountPage: config.accountPage,
             registration: config.registration !== 'off',
             loginLimit,
+            uploads,
           }),
         ]
       : []),

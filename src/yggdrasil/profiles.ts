@@ -23,8 +23,18 @@ export interface ProfileWriter {
   complete: (player: Player, signed: boolean) => { id: string; name: string; properties: Property[] };
 }
 
-/** `textureUrl` gives a skin's or cape's public address (none: the player has none a game can load). */
-export function createProfileWriter(key: SigningKey, textureUrl: (url: string | null, hash: string | null) => string | undefined, now = Date.now): ProfileWriter {
+/**
+ * `textureUrl` gives a skin's or cape's public address (none: the player has none a game can
+ * load); `uploadable`: players may upload theirs through the API (said in `uploadableTextures`).
+ */
+export function createProfileWriter(
+  key: SigningKey,
+  textureUrl: (url: string | null, hash: string | null) => string | undefined,
+  uploadable: boolean,
+  now = Date.now,
+): ProfileWriter {
+  const uploads: Property[] = uploadable ? [{ name: 'uploadableTextures', value: 'skin,cape' }] : [];
+  const signedUploads = uploads.map((p) => ({ ...p, signature: key.sign(p.value) }));
   /** Signed `textures` properties by what they say, with when they were made. */
   const signed = new Map<string, { property: Property; at: number }>();
 
@@ -61,7 +71,7 @@ export function createProfileWriter(key: SigningKey, textureUrl: (url: string | 
     complete: (player, sign) => ({
       id: undashed(player.id),
       name: player.name,
-      properties: [sign ? signedTextures(player) : { name: 'textures', value: textures(player, now()) }],
+      properties: sign ? [signedTextures(player), ...signedUploads] : [{ name: 'textures', value: textures(player, now()) }, ...uploads],
     }),
   };
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerFor, countLogin, deviceNamed, loginClient, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
-import { readJson } from '../http/body.ts';
+import { readBody, readJson } from '../http/body.ts';
 import { perAddressKey } from '../http/client-address.ts';
 import { HttpError, sendJson, type FailureBody } from '../http/envelope.ts';
 import { requireObject, stringField, type JsonObject } from '../http/fields.ts';
@@ -19,6 +19,11 @@ import type { Service } from '../service/service.ts';
 import type { User } from '../store/store.ts';
 import { parseUuid } from '../uuid.ts';
 import { VERSION } from '../version.ts';
+import { setHostedTexture } from '../textures/hosted.ts';
+import { MAX_TEXTURE_BYTES } from '../textures/limits.ts';
+import type { TextureKind } from '../textures/rules.ts';
+import type { UploadSettings } from '../textures/upload.ts';
+import { formFields } from './multipart.ts';
 import { createCertificates } from './certificates.ts';
 import type { SigningKey } from './keys.ts';
 import { createProfileWriter, undashed } from './profiles.ts';
@@ -27,6 +32,8 @@ import { clientTokenOf, sameClientToken, tokenTail } from './tokens.ts';
 /** The specification's answer to a wrong login, whatever was wrong: an unknown name, an e-mail address, a wrong password, a throttled one. */
 const INVALID_CREDENTIALS = 'Invalid credentials. Invalid username or password.';
 const INVALID_TOKEN = 'Invalid token.';
+/** Room in an upload's body for the form around the PNG: its boundaries, field headers and the model. */
+const MAX_FORM_OVERHEAD_BYTES = 16 * 1024;
 /** A second accepted login (or sign-out) of one account within this is refused, as the specification recommends. */
 const LOGIN_INTERVAL_MS = 1000;
 
@@ -42,6 +49,8 @@ export interface YggdrasilOptions {
   registration: boolean;
   /** The --address-login-limit count, shared with /auth and the account page. */
   loginLimit?: LoginLimit;
+  /** Hosted textures have a public address (--public-url: uploads are served only then), and --hd-textures. */
+  uploads: UploadSettings;
 }
 
 /** The error names of the specification, by status. */
@@ -82,7 +91,7 @@ const newClientToken = (): string => randomUUID().replaceAll('-', '');
 const given = (body: JsonObject, name: string): boolean => Object.hasOwn(body, name) && body[name] !== null;
 
 export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area {
-  const profiles = createProfileWriter(options.key, service.textureUrl);
+  const profiles = createProfileWriter(options.key, service.textureUrl, options.uploads.hostsTextures);
   const certificates = createCertificates(options.key);
   const base = options.basePath;
   /** When each account last logged in or signed out here, oldest first. */
@@ -145,6 +154,15 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
     const user = match ? await service.userByToken(match[1]!) : undefined;
     if (!user) throw new HttpError(401, INVALID_TOKEN, { 'www-authenticate': 'Bearer' });
     return user;
+  }
+
+  /** The Bearer token's player and the texture kind of an upload's path, when the profile is the player's own (else 403). */
+  async function ownTexture(req: IncomingMessage, params: Record<string, string>): Promise<{ user: User; kind: TextureKind }> {
+    const user = await bearer(req);
+    const kind = params.kind;
+    if (kind !== 'skin' && kind !== 'cape') throw new HttpError(404, 'The texture is skin or cape');
+    if (parseUuid(params.uuid!) !== user.id) throw forbidden('The profile is not this account\'s');
+    return { user, kind };
   }
 
   const post = (run: (body: JsonObject, req: IncomingMessage, res: ServerResponse) => Promise<unknown>): Partial<Record<string, Handler>> => ({
@@ -238,6 +256,26 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
         answer(res, (await service.profiles(names)).found.map(profiles.brief));
       },
     },
+    ...(options.uploads.hostsTextures && {
+      '/yggdrasil/api/user/profile/:uuid/:kind': {
+        PUT: async (req, res, params) => {
+          const { user, kind } = await ownTexture(req, params);
+          const fields = formFields(await readBody(req, MAX_TEXTURE_BYTES + MAX_FORM_OVERHEAD_BYTES), req.headers['content-type']);
+          const file = fields.get('file');
+          if (!file) throw new HttpError(400, 'The form has no "file"');
+          const model = fields.get('model')?.toString();
+          if (model !== undefined && model !== '' && model !== 'slim') throw new HttpError(400, 'model must be "slim" or ""');
+          const isAlex = kind === 'skin' ? model === 'slim' : undefined;
+          await setHostedTexture(service, user.id, { kind, bytes: file, hd: options.uploads.hdTextures, ...(isAlex !== undefined && { isAlex }) });
+          answer(res);
+        },
+        DELETE: async (req, res, params) => {
+          const { user, kind } = await ownTexture(req, params);
+          await service.setTextures(user.id, kind === 'skin' ? { skinUrl: null } : { capeUrl: null });
+          answer(res);
+        },
+      },
+    }),
     '/yggdrasil/minecraftservices/player/certificates': { POST: async (req, res) => answer(res, await certificates.issue(await bearer(req))) },
     '/yggdrasil/minecraftservices/publickeys': get(async () => certificates.publicKeys),
     '/yggdrasil/minecraftservices/player/attributes': get(async (req) => {

@@ -122,6 +122,19 @@ describe('the API root', () => {
     }
   });
 
+  test('under --base-path, the API and the header follow it; the site root above it carries the header too', async () => {
+    const based = await startServer(['--db', ':memory:', '--base-path', '/mc', '--yggdrasil', '--yggdrasil-key', keyFile]);
+    try {
+      const root = await based.request('/mc/yggdrasil/');
+      assert.equal(root.status, 200, root.text);
+      assert.equal(root.headers.get('x-authlib-injector-api-location'), '/mc/yggdrasil/');
+      assert.equal((await based.request('/')).headers.get('x-authlib-injector-api-location'), '/mc/yggdrasil/');
+      assert.equal((await based.request('/yggdrasil/')).status, 404);
+    } finally {
+      await based.stop();
+    }
+  });
+
   test('without --yggdrasil the routes are not there and no answer carries the header', async () => {
     // Started as given: startServer would switch the API on under npm run test:postgres.
     const off = await startRaw(['serve', '--port', '0', '--db', ':memory:']);
@@ -226,11 +239,12 @@ describe('authserver', () => {
   });
 
   test('the JSON API\'s throttle holds these logins: failures through either API count together, from one address', async () => {
-    // Failed logins answer a second after their check (the floor); the fifth failure of a name
-    // from one address holds its next attempt a second, the sixth two: so, counted together, four
-    // failures on one API and at most three on the other bring a refusal. Counted apart, none.
+    // Failed logins answer a second after their check at the earliest (the floor); the fifth
+    // failure of a name from one address holds its next attempt a second, the sixth two, the
+    // seventh four: so, counted together, five failures on one API and three on the other bring a
+    // refusal, even where a check takes seconds. Counted apart, the other's three bring none.
     const guesses = async (from: string, first: [string, (name: string) => unknown], then: [string, (name: string) => unknown], name: string): Promise<number[]> => {
-      for (let i = 0; i < 4; i++) await call(s.port, first[0], { from, body: first[1](name) });
+      for (let i = 0; i < 5; i++) await call(s.port, first[0], { from, body: first[1](name) });
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++) statuses.push((await call(s.port, then[0], { from, body: then[1](name) })).status);
       return statuses;
@@ -238,7 +252,7 @@ describe('authserver', () => {
     const json: [string, (name: string) => unknown] = ['/auth', (login) => ({ login, password: 'wrong' })];
     const ygg: [string, (name: string) => unknown] = [Y('/authserver/authenticate'), (username) => ({ username, password: 'wrong' })];
     const [jsonAfterYgg, yggAfterJson] = await Promise.all([guesses('127.0.1.90', ygg, json, 'Throttled'), guesses('127.0.1.91', json, ygg, 'Throttled2')]);
-    assert.ok(jsonAfterYgg.includes(429), `the JSON API after four failures on the Yggdrasil API: ${jsonAfterYgg}`);
+    assert.ok(jsonAfterYgg.includes(429), `the JSON API after five failures on the Yggdrasil API: ${jsonAfterYgg}`);
     // On the Yggdrasil API a throttled login is refused as any other: 403, its reason in the log.
     assert.deepEqual([...new Set(yggAfterJson)], [403]);
     assert.ok(await until(async () => requestLines(s).some((l) => l.path === Y('/authserver/authenticate') && l.reason === 'throttle' && l.client === '127.0.1.91'), 5000));
@@ -396,6 +410,88 @@ describe('sessionserver', () => {
   });
 });
 
+describe('texture upload and removal (where textures are hosted)', () => {
+  type Form = { body: Buffer; type: string };
+  /**
+   * A form as launchers send it, made whole before it is sent: a refusal answered before the body
+   * is read closes the connection (the test asks for that), and a body still being streamed then
+   * would fail to send.
+   */
+  const formOf = (fields: [string, Buffer, string?][]): Form => {
+    const boundary = `----mcauth${randomBytes(8).toString('hex')}`;
+    const parts = fields.map(([name, data, filename]) =>
+      Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: image/png` : ''}\r\n\r\n`),
+        data,
+        Buffer.from('\r\n'),
+      ]),
+    );
+    return { body: Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
+  };
+  const form = (png: Buffer, model?: string): Form => formOf([...(model === undefined ? [] : [['model', Buffer.from(model)] as [string, Buffer]]), ['file', png, 'texture.png']]);
+  const upload = (token: string | undefined, id: string, kind: string, sent: Form | string, contentType?: string): Promise<Reply> =>
+    s.request(Y(`/api/user/profile/${id}/${kind}`), {
+      method: 'PUT',
+      body: typeof sent === 'string' ? sent : new Uint8Array(sent.body),
+      headers: {
+        ...(token !== undefined && { authorization: `Bearer ${token}` }),
+        'content-type': typeof sent === 'string' ? contentType! : sent.type,
+      },
+    });
+  const textures = async (id: string): Promise<any> => {
+    const r = await get(`/sessionserver/session/minecraft/profile/${id}`);
+    return JSON.parse(Buffer.from(r.body.properties.find((p: any) => p.name === 'textures').value, 'base64').toString()).textures;
+  };
+
+  test('PUT a skin (slim) and a cape as multipart, then DELETE them: 204 each, and the profile says so', async () => {
+    const auth = await loginAs('Plain');
+    const id = undash(ids.Plain!);
+    const skin = randomPng(64, 64);
+    assert.equal((await upload(auth.accessToken, id, 'skin', form(skin, 'slim'))).status, 204);
+    assert.equal((await upload(auth.accessToken, id, 'cape', form(randomPng(64, 32)))).status, 204);
+    let now = await textures(id);
+    assert.deepEqual(now.SKIN.metadata, { model: 'slim' });
+    assert.match(now.CAPE.url, /\/textures\/[0-9a-f]{64}$/);
+    const png = await fetch(now.SKIN.url);
+    assert.equal(png.status, 200);
+    // A skin with the model left empty is the classic one.
+    assert.equal((await upload(auth.accessToken, id, 'skin', form(skin, ''))).status, 204);
+    assert.equal((await textures(id)).SKIN.metadata, undefined);
+    for (const kind of ['skin', 'cape']) {
+      const r = await s.request(Y(`/api/user/profile/${id}/${kind}`), { method: 'DELETE', headers: { authorization: `Bearer ${auth.accessToken}` } });
+      assert.equal(r.status, 204, r.text);
+    }
+    now = await textures(id);
+    assert.deepEqual(now, {});
+    // The profile says uploads are taken here.
+    const profile = await get(`/sessionserver/session/minecraft/profile/${id}`);
+    assert.deepEqual(profile.body.properties.find((p: any) => p.name === 'uploadableTextures'), { name: 'uploadableTextures', value: 'skin,cape' });
+  });
+
+  test('refused: no token (401), another player\'s profile (403), not skin or cape (404), a bad PNG or form (400)', async () => {
+    const auth = await loginAs('Plain');
+    const id = undash(ids.Plain!);
+    assertYggFail(await upload(undefined, id, 'skin', form(randomPng(64, 64))), 401, 'ForbiddenOperationException');
+    assertYggFail(await upload('nope', id, 'skin', form(randomPng(64, 64))), 401, 'ForbiddenOperationException');
+    assertYggFail(await upload(auth.accessToken, undash(ids.Steve!), 'skin', form(randomPng(64, 64))), 403, 'ForbiddenOperationException');
+    assertYggFail(await upload(auth.accessToken, id, 'hat', form(randomPng(64, 64))), 404, 'NotFoundException');
+    for (const [body, what] of [
+      [form(randomBytes(2000)), 'not a PNG'],
+      [form(randomPng(64, 48)), 'a skin of the wrong size'],
+      [form(randomPng(64, 64), 'thick'), 'an unknown model'],
+    ] as [Form, string][]) {
+      const r = await upload(auth.accessToken, id, 'skin', body);
+      assert.equal(r.status, 400, `${what}: ${r.text}`);
+      assertYggFail(r, 400, 'IllegalArgumentException');
+    }
+    assertYggFail(await upload(auth.accessToken, id, 'skin', 'just text', 'text/plain'), 400, 'IllegalArgumentException');
+    assertYggFail(await upload(auth.accessToken, id, 'skin', 'no end', 'multipart/form-data; boundary=xyz'), 400, 'IllegalArgumentException');
+    assertYggFail(await upload(auth.accessToken, id, 'skin', formOf([['model', Buffer.from('slim')]])), 400, 'IllegalArgumentException');
+    // Nothing of it changed the player.
+    assert.deepEqual(await textures(id), {});
+  });
+});
+
 describe('minecraftservices (chat signing of 1.19 and later)', () => {
   test('player certificates: a key pair whose public key the service signed (v1 and v2), checked with publickeys', async () => {
     const auth = await loginAs('Plain');
@@ -450,6 +546,8 @@ describe('the signing key', () => {
         await restored.stop();
       }
       assert.equal(createPublicKey(pem).asymmetricKeyDetails?.modulusLength, 4096);
+      // No --public-url: no texture is hosted, so none is uploaded either.
+      assert.equal((await again.request('/yggdrasil/api/user/profile/992960dfc7a54afca041760004499434/skin', { method: 'PUT' })).status, 404);
       for (const out of [first.stdout() + first.stderr(), again.stdout() + again.stderr()]) assert.doesNotMatch(out, /PRIVATE KEY|BEGIN/);
     } finally {
       await again.stop();
