@@ -1,7 +1,7 @@
 // The load generator of the benchmark: wrk when it is installed (a C program, one thread: it keeps
 // even the bare baseline busy), autocannon otherwise (in this process; it cannot, so rates it
-// reports are the generator's as much as the server's). Both send POST bodies taken in turn from a
-// list made ahead, and report the same figures.
+// reports are the generator's as much as the server's). Both send POST bodies (or GET paths) taken
+// in turn from a list made ahead, and report the same figures.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,8 +14,9 @@ export type Generator = 'wrk' | 'autocannon';
 export interface LoadSpec {
   url: string;
   path: string;
-  /** JSON bodies, sent in turn. */
+  /** JSON bodies, sent in turn; for GET, the paths (query included) instead. */
   bodies: string[];
+  method?: 'GET' | 'POST';
   connections: number;
   seconds: number;
   /** Requests a second in all; only autocannon can hold a rate. */
@@ -62,12 +63,14 @@ async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
     duration: spec.seconds,
     ...(spec.rate ? { overallRate: spec.rate } : {}),
     requests: [
-      {
-        method: 'POST',
-        path: spec.path,
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req: object) => ({ ...req, body: spec.bodies[next++ % spec.bodies.length] }),
-      },
+      spec.method === 'GET'
+        ? { method: 'GET', path: spec.path, setupRequest: (req: object) => ({ ...req, path: spec.bodies[next++ % spec.bodies.length] }) }
+        : {
+            method: 'POST',
+            path: spec.path,
+            headers: { 'content-type': 'application/json' },
+            setupRequest: (req: object) => ({ ...req, body: spec.bodies[next++ % spec.bodies.length] }),
+          },
     ],
   });
   return { requests: r.requests.total, rps: r.requests.total / spec.seconds, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
@@ -78,7 +81,7 @@ async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
  * a request would cost wrk more than some requests cost the server); `done` prints the figures as
  * one JSON line.
  */
-function wrkScript(path: string, bodies: string[]): string {
+function wrkScript(path: string, bodies: string[], method: 'GET' | 'POST' = 'POST'): string {
   // JSON's string escapes of ASCII text (\" and \\) are Lua's too.
   const list = bodies.map((b) => JSON.stringify(b)).join(',\n');
   return `local bodies = {\n${list}\n}
@@ -86,7 +89,7 @@ local prepared = {}
 local n = 0
 init = function(args)
   for i, body in ipairs(bodies) do
-    prepared[i] = wrk.format("POST", ${JSON.stringify(path)}, { ["Content-Type"] = "application/json" }, body)
+    ${method === 'GET' ? 'prepared[i] = wrk.format("GET", body)' : `prepared[i] = wrk.format("POST", ${JSON.stringify(path)}, { ["Content-Type"] = "application/json" }, body)`}
   end
 end
 request = function()
@@ -107,7 +110,7 @@ async function runWrk(spec: LoadSpec): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'mcauth-wrk-'));
   try {
     const script = join(dir, 'post.lua');
-    writeFileSync(script, wrkScript(spec.path, spec.bodies));
+    writeFileSync(script, wrkScript(spec.path, spec.bodies, spec.method));
     // One thread: the generator has one core of its own (see run.ts).
     const args = ['-t1', `-c${spec.connections}`, `-d${spec.seconds}s`, '--timeout', '30s', '-s', script, spec.url];
     const out = await new Promise<string>((done, fail) => {

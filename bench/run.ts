@@ -27,6 +27,7 @@
 // on one node, then on two, with the CPU the database spent a request beside the nodes'; these
 // rows are loaded once, after the rounds.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -260,6 +261,8 @@ interface Load extends LoadResult {
 
 interface LoadOptions {
   seconds?: number;
+  /** GET: the bodies are the paths to ask for. */
+  method?: 'GET' | 'POST';
   /** Caps requests/s, shared out among the servers (autocannon only). */
   rate?: number;
   /** CPU seconds the database has used so far, counted apart from the servers'. */
@@ -271,25 +274,25 @@ interface LoadOptions {
  * `bodies` in turn. The counts are summed; p50 and p99 are the slowest server's, since one
  * generator's latencies cannot be merged with another's into a percentile.
  */
-async function loadAll(on: Started[], path: string, bodies: string[], seconds: number, rate?: number): Promise<LoadResult> {
+async function loadAll(on: Started[], path: string, bodies: string[], seconds: number, rate?: number, method?: 'GET' | 'POST'): Promise<LoadResult> {
   const each = await Promise.all(
-    on.map((s) => runLoad(GENERATOR, { url: s.url, path, bodies, seconds, connections: Math.ceil(CONNECTIONS / on.length), ...(rate ? { rate: rate / on.length } : {}) })),
+    on.map((s) => runLoad(GENERATOR, { url: s.url, path, bodies, seconds, method, connections: Math.ceil(CONNECTIONS / on.length), ...(rate ? { rate: rate / on.length } : {}) })),
   );
   const sum = (field: 'requests' | 'rps' | 'errors' | 'non2xx'): number => each.reduce((total, r) => total + r[field], 0);
   return { requests: sum('requests'), rps: sum('rps'), p50: Math.max(...each.map((r) => r.p50)), p99: Math.max(...each.map((r) => r.p99)), errors: sum('errors'), non2xx: sum('non2xx') };
 }
 
 /** Loads `path` on `on` (one server, or several nodes at once), after a warm-up. */
-async function load(on: Started | Started[], path: string, bodies: string[], { seconds = DURATION, rate, database }: LoadOptions = {}): Promise<Load> {
+async function load(on: Started | Started[], path: string, bodies: string[], { seconds = DURATION, rate, database, method }: LoadOptions = {}): Promise<Load> {
   const servers = Array.isArray(on) ? on : [on];
-  await loadAll(servers, path, bodies, WARMUP, rate);
+  await loadAll(servers, path, bodies, WARMUP, rate, method);
   const pids = servers.flatMap((s) => family(s.child.pid!));
   await idle(() => cpuSeconds(pids) + (database?.() ?? 0));
   const cpuBefore = cpuSeconds(pids);
   const generatorBefore = generatorCpuSeconds();
   const dbBefore = database?.() ?? 0;
   const began = performance.now();
-  const r = await loadAll(servers, path, bodies, seconds, rate);
+  const r = await loadAll(servers, path, bodies, seconds, rate, method);
   const elapsed = (performance.now() - began) / 1000;
   const cpu = cpuSeconds(pids) - cpuBefore;
   const generator = generatorCpuSeconds() - generatorBefore;
@@ -302,6 +305,19 @@ async function load(on: Started | Started[], path: string, bodies: string[], { s
     cpuUs: perRequest(cpu),
     ...(database ? { dbCpu: db / elapsed, dbCpuUs: perRequest(db) } : {}),
   };
+}
+
+/**
+ * CPU a signature of a signed profile costs (the Yggdrasil API signs each player's textures once
+ * in ten minutes, src/yggdrasil/profiles.ts): a 4096-bit key, a property of the size it signs.
+ */
+function signatureCost(count = 200): number {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 4096 });
+  const value = Buffer.from(JSON.stringify({ timestamp: Date.now(), profileId: 'f'.repeat(32), profileName: 'player12345', textures: { SKIN: { url: `https://auth.example.org/textures/${'a'.repeat(64)}` } } })).toString('base64');
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) sign('sha1', Buffer.from(value), privateKey);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / count;
 }
 
 /** Raw scrypt rate with the service's parameters, `concurrency` at once, on the server's core. */
@@ -324,8 +340,9 @@ async function seeded(db: string, users: number, createSchema?: (path: string) =
 interface Endpoint {
   path: string;
   label: string;
-  /** A request body about player `i` of `users`. */
+  /** A request body about player `i` of `users`; for GET, the path to ask for. */
   body: (pick: () => number) => unknown;
+  method?: 'GET';
 }
 
 const ENDPOINTS: Endpoint[] = [
@@ -343,10 +360,18 @@ const ENDPOINTS: Endpoint[] = [
   { path: '/auth', label: '/auth', body: (pick) => ({ login: nameOf(pick()), password: PASSWORD }) },
 ];
 
+/** The Yggdrasil API's hasJoined (--yggdrasil): a GET, answered with the signed profile. */
+const YGGDRASIL_HAS_JOINED: Endpoint = {
+  path: '/yggdrasil/sessionserver/session/minecraft/hasJoined',
+  label: '/yggdrasil/.../hasJoined (signed)',
+  method: 'GET',
+  body: (pick) => `/yggdrasil/sessionserver/session/minecraft/hasJoined?username=${nameOf(pick())}&serverId=${SERVER_ID}`,
+};
+
 /** Bodies made ahead, of random players among `users`: making one a request would cost the generator more than some requests cost the server. */
 function bodiesOf(e: Endpoint, users: number): string[] {
   const pick = (): number => Math.floor(Math.random() * users);
-  return Array.from({ length: BODIES }, () => JSON.stringify(e.body(pick)));
+  return Array.from({ length: BODIES }, () => (e.method === 'GET' ? String(e.body(pick)) : JSON.stringify(e.body(pick))));
 }
 
 /** The endpoints of the PostgreSQL rows, and the player counts they run at (--scale's; --users without it). */
@@ -487,7 +512,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mcauth-bench-'));
 try {
   const db = join(dir, 'bench.db');
   const seedSeconds = await seeded(db, USERS);
-  const bodies = Object.fromEntries(ENDPOINTS.map((e) => [e.path, bodiesOf(e, USERS)]));
+  const bodies = Object.fromEntries([...ENDPOINTS, YGGDRASIL_HAS_JOINED].map((e) => [e.path, bodiesOf(e, USERS)]));
   const generatorName = generatorVersion(GENERATOR);
   const generatorNote =
     GENERATOR === 'wrk' ? 'one thread, a process of its own' : values.generator === 'autocannon' ? 'in this process, as asked' : 'in this process: wrk is not installed';
@@ -513,6 +538,9 @@ try {
   // The same server without its log line a request: /hasJoined's difference to it is that line's cost.
   const quietPort = await freePort();
   const quiet = await start(onServerCore([node, ...serverArgs(db, { port: quietPort }), '--log-level', 'error']), quietPort);
+  // The same server with the Yggdrasil API on, for its hasJoined beside the JSON API's.
+  const yggdrasilPort = await freePort();
+  const yggdrasil = await start(onServerCore([node, ...serverArgs(db, { port: yggdrasilPort }), '--yggdrasil']), yggdrasilPort);
   // Two workers on both cores (the load generator shares them: the figure is what one machine does).
   const two = await start(onAllCores([node, ...serverArgs(db), '--workers', '2']));
 
@@ -529,13 +557,17 @@ try {
       if (e.path !== '/hasJoined') continue;
       peakRate = m.rps;
       await turn({ endpoint: LOG_OFF, path: e.path, vsFastify: true }, quiet);
+      const y = YGGDRASIL_HAS_JOINED;
+      await turn({ endpoint: y.label, path: y.path }, yggdrasil, { method: 'GET' });
     }
     // wrk cannot hold a rate: this row is autocannon's.
     await turn({ endpoint: '/hasJoined at 80% of its peak', path: '/hasJoined', rateBy: 'autocannon' }, server, { rate: Math.floor(peakRate * 0.8) });
     await turn({ endpoint: TWO_WORKERS, path: '/hasJoined', allCores: true }, two);
   }
   const twoPeak = peakRss(family(two.child.pid!));
-  for (const s of [floor, baseline, fastify, other, quiet, two]) if (s) await stop(s);
+  const signatureUs = signatureCost();
+  process.stdout.write(`Yggdrasil: one signature of a profile's textures (SHA1withRSA, 4096 bits): ${signatureUs.toFixed(0)} µs of CPU\n`);
+  for (const s of [floor, baseline, fastify, other, quiet, yggdrasil, two]) if (s) await stop(s);
 
   // /auth is set against the raw scrypt rate, not against the other servers: the two alternate,
   // a round each, and the ratio is the median of the rounds' own, as the other rows' are.
@@ -663,6 +695,7 @@ try {
     steady,
     referenceSpread: Object.fromEntries(references.map((r) => [r.endpoint, spreadOf(r.rounds)])),
     logLineUs: { median: median(logLineUs), rounds: logLineUs },
+    yggdrasilSignatureUs: signatureUs,
     startToListeningMs: server.startMs,
     peakRssMiB: { baseline: rowOf(BASELINE).peakRssMiB, beforeAuth: rssBeforeAuth, overall: peak, twoWorkersEach: twoPeak.max, twoWorkersSum: twoPeak.sum },
     idleRssMiB: { baseline: baselineIdleRss },
