@@ -192,9 +192,13 @@ export async function register(ctx: Context, input: NewUser): Promise<AuthResult
  */
 export async function replaceToken(ctx: Context, token: string, to: LoginClient, tail?: string): Promise<AuthResult | undefined> {
   const user = await userByToken(ctx, token);
-  // Ended first: of two replacing one token at once, one gets a new token.
-  if (!user || !(await ctx.store.deleteToken(digestToken(token)))) return undefined;
-  return startSession(ctx, user, to, tail);
+  if (!user) return undefined;
+  // The new one stored first, so that a refresh that fails leaves the old one. Of two replacing
+  // one token at once, the one that ends it keeps its new token; the other ends its own.
+  const session = await startSession(ctx, user, to, tail);
+  if (await ctx.store.deleteToken(digestToken(token))) return session;
+  await ctx.store.deleteToken(digestToken(session.accessToken));
+  return undefined;
 }
 
 /** The player a live access token belongs to; none for a locked player, whose tokens count for nothing. */

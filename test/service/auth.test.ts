@@ -188,3 +188,24 @@ test("an imported player's check holds a place in the hash pool, as a scrypt doe
   assert.ok((await first).accessToken);
   assert.ok((await service.login('bob', 'bob-password')).accessToken, 'the place is given back');
 });
+
+test('a refresh replaces a live token; one the store cannot complete leaves the old token, and of two at once one wins', async () => {
+  const { store, service } = setup();
+  await service.addUser({ name: 'Alice', password: 'open-sesame' });
+  const { accessToken } = await service.login('Alice', 'open-sesame');
+  const client = { id: '', shared: false };
+  // The store fails as the new token is stored: the old one still works.
+  const recordLogin = mock.method(store, 'recordLogin', async () => {
+    throw new Error('the database went away');
+  });
+  await assert.rejects(service.replaceToken(accessToken, client), /went away/);
+  recordLogin.mock.restore();
+  assert.equal((await service.userByToken(accessToken))?.name, 'Alice');
+  // Two at once with the same token: one new token lives, the other refresh gets none.
+  const both = await Promise.all([service.replaceToken(accessToken, client, '.a'), service.replaceToken(accessToken, client, '.b')]);
+  const won = both.filter((r) => r !== undefined);
+  assert.equal(won.length, 1);
+  assert.equal(await service.userByToken(accessToken), undefined);
+  assert.equal((await service.userByToken(won[0]!.accessToken))?.name, 'Alice');
+  assert.equal(await service.replaceToken('no-such-token', client), undefined);
+});
