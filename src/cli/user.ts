@@ -25,7 +25,7 @@ refuses a player or value; a malformed command line is refused before any databa
   user lock NAME [--reason TEXT]
       locks the player (kept, but no login or join) and ends their sessions; the reason is shown at login
   user unlock NAME        lifts the lock
-  user rename NAME NEW    gives the player a new name; UUID, textures and sessions stay
+  user rename NAME NEW    gives the player a new name; UUID and textures stay, sessions end
   user set NAME [--skin-url URL] [--cape-url URL] [--slim | --classic] [--no-skin] [--no-cape]
       sets or clears the player's textures and arm model
   user skin NAME FILE.png [--slim | --classic] [--hd-textures]

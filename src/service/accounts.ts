@@ -153,12 +153,16 @@ export async function unlockUser(ctx: Context, who: string): Promise<User> {
   return reread(ctx, user, await ctx.store.setLock(user.id, null));
 }
 
-/** A new name for the player; the UUID, textures, tokens and join stay, and the old name is free. */
+/**
+ * A new name for the player; the UUID and textures stay, and the old name is free. Every session
+ * ends: a launcher keeps the name it logged in with, and would join under one no game server finds.
+ */
 export async function renameUser(ctx: Context, who: string, name: string): Promise<User> {
   requireNewName(name);
   const user = await findUser(ctx, who);
   const result = await ctx.store.renameUser(user.id, name);
   if (result === 'name_taken') throw nameTaken(name);
+  if (result === 'renamed') await ctx.store.endSessions(user.id);
   return reread(ctx, user, result === 'renamed');
 }
 

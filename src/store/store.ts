@@ -76,7 +76,7 @@ export interface Store {
    * otherwise nothing is written (a dry run). One result a player, in order.
    */
   createUsers(users: User[], commit: 'always' | 'unless-taken' | 'never'): Promise<CreateResult[]>;
-  /** Gives the player another name (unique in any case); id, textures, tokens and join stay. */
+  /** Gives the player another name (unique in any case); id, textures, tokens and join stay (the service then ends the sessions). */
   renameUser(id: string, name: string): Promise<'renamed' | 'name_taken' | 'not_found'>;
   /**
    * Replaces the hash; with `endSessions`, also ends every session (tokens and join) of the user

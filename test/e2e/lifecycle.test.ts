@@ -1,7 +1,7 @@
 // An account's life, end to end on a real SQLite file: the password policy (8 code points by
 // default, --min-password-length, existing shorter passwords still log in), locks (403 with the
 // reason for the right password, the usual 401 for a wrong one, sessions and joins ended at once,
-// profiles still answered), renames (UUID, textures and tokens kept, old name free), the last
+// profiles still answered), renames (UUID and textures kept, sessions ended, old name free), the last
 // login and creation time (user list, user show, admin API), ending sessions ends the join too,
 // the database named in every user command's output, and the admin API's refusal of unknown
 // fields and of overlong quotes.
@@ -136,8 +136,9 @@ describe('lock', () => {
 });
 
 describe('rename', () => {
-  // Rule: the UUID, textures and tokens stay; the old name is free; a name taken in any case is refused.
-  test('user rename keeps UUID, skin and tokens, frees the old name, refuses a taken one', async () => {
+  // Rule: the UUID and textures stay, the sessions end (a launcher keeps the name it logged in
+  // with); the old name is free; a name taken in any case is refused.
+  test('user rename keeps UUID and skin, ends the sessions, frees the old name, refuses a taken one', async () => {
     const uuid = await addUser(db, 'OldName', PASSWORD);
     await addUser(db, 'Taken', PASSWORD);
     assert.equal((await cli(['set', 'OldName', '--skin-url', 'https://skins.example/o.png', '--slim'])).code, 0);
@@ -150,7 +151,9 @@ describe('rename', () => {
     const renamed = await cli(['rename', 'oldname', 'NewName']);
     assert.equal(renamed.code, 0, renamed.stderr);
     assert.match(renamed.stdout, new RegExp(`^Renamed OldName to NewName \\(${uuid}\\)\\n`));
-    assert.equal(await join(s, accessToken, uuid, 'rename-server'), true, 'the token still works');
+    assert.equal(await join(s, accessToken, uuid, 'rename-server'), false, 'the token ended with the old name');
+    const again = await login(s, 'NewName', PASSWORD);
+    assert.equal(await join(s, again.accessToken, uuid, 'rename-server'), true);
     assert.deepEqual(assertOk(await s.post('/hasJoined', { username: 'newname', serverID: 'rename-server' })), { userUUID: uuid, isAlex: true, skinUrl: 'https://skins.example/o.png' });
     assertFail(await s.post('/hasJoined', { username: 'OldName', serverID: 'rename-server' }), 404, 'Player has not joined this server');
     assert.deepEqual(assertOk(await s.post('/profile', { userUUID: uuid })), { username: 'NewName', isAlex: true, skinUrl: 'https://skins.example/o.png' });
