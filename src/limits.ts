@@ -8,7 +8,10 @@ export const NAME_PATTERN = /^[A-Za-z0-9_]{3,16}$/;
 export const MAX_PASSWORD_BYTES = 256;
 /** The game's server IDs are at most 41 characters (a signed SHA-1 in hex); room for other callers. */
 export const MAX_SERVER_ID_CHARS = 64;
-/** Our tokens are 36 characters, and the Yggdrasil API's carry a client token (128 characters of UTF-8, base64url) after 37. */
+/**
+ * The JSON API's tokens are 36 characters; the Yggdrasil API's carry their clientToken after 37
+ * (at most 128 UTF-16 units, so 384 bytes of UTF-8, 512 characters of base64url).
+ */
 export const MAX_TOKEN_CHARS = 600;
 
 /** JSON bodies here are at most two levels deep; anything deeper than this is refused unread. */

@@ -12,7 +12,7 @@ import { requireObject, stringField, type JsonObject } from '../http/fields.ts';
 import type { Handler, Routes } from '../http/router.ts';
 import { queryOf } from '../http/router.ts';
 import { clientToken } from '../http/yggdrasil.ts';
-import { HELD_REFUSAL_MS, MAX_PROFILES_ENTRY_BYTES, NAME_PATTERN } from '../limits.ts';
+import { HELD_REFUSAL_MS, MAX_PROFILES_ENTRY_BYTES, MAX_TOKEN_CHARS, NAME_PATTERN } from '../limits.ts';
 import { ServiceError } from '../service/errors.ts';
 import { UNNAMED_CLIENT } from '../service/throttle.ts';
 import type { Service } from '../service/service.ts';
@@ -67,9 +67,12 @@ const forbidden = (message: string): HttpError => new HttpError(403, message);
 
 /** Answers 204, or 200 with `body`. */
 function answer(res: ServerResponse, body?: unknown): void {
-  if (body !== undefined) return sendJson(res, 200, body);
-  res.writeHead(204, { 'cache-control': 'no-store' });
-  res.end();
+  if (body !== undefined) {
+    sendJson(res, 200, body);
+  } else {
+    res.writeHead(204, { 'cache-control': 'no-store' });
+    res.end();
+  }
 }
 
 /** A refused login as the specification answers it: 403, but for a server too busy to check it (503). Held as /auth's refusals are. */
@@ -94,43 +97,51 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
   const profiles = createProfileWriter(options.key, service.textureUrl, options.uploads.hostsTextures);
   const certificates = createCertificates(options.key);
   const base = options.basePath;
-  /** When each account last logged in or signed out here, oldest first. */
+  /** When each account (by its name in lower case) last logged in or signed out here, oldest first. */
   const accepted = new Map<string, number>();
+  /** Whether a login or sign-out of `key` that arrived at `arrived` comes within the interval of the last accepted one. */
+  const tooSoon = (key: string, arrived: number): boolean => arrived - (accepted.get(key) ?? -Infinity) < LOGIN_INTERVAL_MS;
 
   /**
-   * Whether an accepted login or sign-out of the player that arrived at `arrived` comes too soon
-   * after the last; if not, it is the last now. Counted from its arrival, so the time its password
-   * took to check (longer on a busy host) does not let a second one through.
+   * Takes a login or sign-out whose password was right as the last accepted one, unless another
+   * was accepted since it arrived (two at once: the later is refused, its token ended). Counted
+   * from its arrival, so the time its password took to check, longer on a busy host, lets no
+   * second one through.
    */
-  const tooSoon = (id: string, arrived: number): boolean => {
-    if (arrived - (accepted.get(id) ?? -Infinity) < LOGIN_INTERVAL_MS) return true;
+  const accept = (key: string, arrived: number): boolean => {
+    if (tooSoon(key, arrived)) return false;
     const now = Date.now();
-    accepted.delete(id);
-    accepted.set(id, now);
+    accepted.delete(key);
+    accepted.set(key, now);
     for (const [old, at] of accepted) {
       if (now - at < LOGIN_INTERVAL_MS) break;
       accepted.delete(old);
     }
-    return false;
+    return true;
   };
 
   /**
    * Checks the name and password as /auth does, from the launcher that sent `sent` (if it sent a
    * clientToken), for a token issued to `kept` (none: no token is kept). A login no check could
-   * accept (an e-mail address) is refused as a wrong one.
+   * accept (an e-mail address) is refused as a wrong one, and so is one within the interval after
+   * an accepted one: only a right password sets that interval going, so no one else can use it to
+   * keep the player out, and a refusal in it issues no token.
    */
   async function checkPassword(req: IncomingMessage, res: ServerResponse, body: JsonObject, sent?: string, kept?: string) {
     const arrived = Date.now();
-    const [name, password] = [stringField(body, 'username'), stringField(body, 'password')];
+    const name = stringField(body, 'username');
+    const password = stringField(body, 'password');
+    const key = name.toLowerCase();
     if (NAME_PATTERN.test(name)) notePlayer(res, name);
     const left = new AbortController();
     res.once('close', () => left.abort());
     try {
       countLogin(req, options.loginLimit);
-      if (!NAME_PATTERN.test(name)) throw new ServiceError('unauthorized', INVALID_CREDENTIALS);
+      if (!NAME_PATTERN.test(name) || tooSoon(key, arrived)) throw new ServiceError('unauthorized', INVALID_CREDENTIALS);
       const from = { ...loginClient(req, sent), ...(kept !== undefined && { issueTo: deviceNamed(kept) }) };
-      const result = await service.login(name, password, { field: 'username', callerLeft: left.signal, from, tokenTail: kept === undefined ? undefined : tokenTail(kept) });
-      if (!tooSoon(result.userUUID, arrived)) return result;
+      const tail = kept === undefined ? undefined : tokenTail(kept);
+      const result = await service.login(name, password, { field: 'username', callerLeft: left.signal, from, tokenTail: tail });
+      if (accept(key, arrived)) return result;
       await service.endToken(result.accessToken);
     } catch (err) {
       throw loginRefusal(req, err);
@@ -222,20 +233,30 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
       const profile = profiles.brief({ id: result.userUUID, name: result.username });
       return { accessToken: result.accessToken, clientToken: kept, selectedProfile: profile, ...(body.requestUser === true && { user: user(holder) }) };
     }),
-    '/yggdrasil/authserver/validate': post(async (body) => void (await tokenHolder(body))),
-    '/yggdrasil/authserver/invalidate': post(async (body) => void (await service.endToken(stringField(body, 'accessToken')))),
+    '/yggdrasil/authserver/validate': post(async (body) => {
+      await tokenHolder(body);
+    }),
+    '/yggdrasil/authserver/invalidate': post(async (body) => {
+      await service.endToken(stringField(body, 'accessToken'));
+    }),
     '/yggdrasil/authserver/signout': post(async (body, req, res) => {
       const result = await checkPassword(req, res, body);
       await service.revokeSessions(result.userUUID);
     }),
     '/yggdrasil/sessionserver/session/minecraft/join': post(async (body, req) => {
-      const [token, profile, serverId] = ['accessToken', 'selectedProfile', 'serverId'].map((name) => stringField(body, name)) as [string, string, string];
+      const token = stringField(body, 'accessToken');
+      const profile = stringField(body, 'selectedProfile');
+      const serverId = stringField(body, 'serverId');
+      // No token of ours is longer: not one, as an unknown token is not (the JSON API says why, in-band).
+      if (token.length > MAX_TOKEN_CHARS) throw forbidden(INVALID_TOKEN);
       // The address the join came from, for hasJoined's `ip`: the player's own, as a launcher calls directly.
       if (!(await service.join(token, profile, serverId, callerFor(req).address))) throw forbidden(INVALID_TOKEN);
     }),
     '/yggdrasil/sessionserver/session/minecraft/hasJoined': get(async (req) => {
       const query = queryOf(req);
-      const [name, serverId, ip] = [query.get('username'), query.get('serverId'), query.get('ip')];
+      const name = query.get('username');
+      const serverId = query.get('serverId');
+      const ip = query.get('ip');
       if (name === null || serverId === null) throw new HttpError(400, 'Give username and serverId');
       const player = await service.joinedPlayer(name, serverId, ip === null ? undefined : perAddressKey(ip)).catch((err: unknown) => {
         // Not joined, or not a name or server id any join could have: not joined, as the game server reads it.

@@ -169,7 +169,7 @@ describe('authserver', () => {
     assert.equal(again.selectedProfile.name, 'Plain');
   });
 
-  test('a wrong password, an unknown name, an e-mail address and a throttled name all get the same 403', async () => {
+  test('a wrong password, an unknown name and an e-mail address all get the same 403 (a throttled name too: below)', async () => {
     for (const username of ['Steve', 'NoSuchPlayer', 'steve@example.com']) {
       const r = await post('/authserver/authenticate', { username, password: 'not-the-password' });
       assertYggFail(r, 403, 'ForbiddenOperationException', INVALID_CREDENTIALS);
@@ -182,10 +182,9 @@ describe('authserver', () => {
       for (let i = 0; i < 2; i++) assertYggFail(await post('/authserver/authenticate', { username: 'Changer', password: 'wrong' }), 403, 'ForbiddenOperationException');
       return authenticate('Changer');
     });
-    const second = await post('/authserver/authenticate', { username: 'Changer', password: PASSWORD });
+    const second = await post('/authserver/authenticate', { username: 'changer', password: PASSWORD });
     assertYggFail(second, 403, 'ForbiddenOperationException', INVALID_CREDENTIALS);
-    // The first login's token stands; the refused one left none behind (the cap counts the same).
-    assert.equal(await validate(first.accessToken), 204);
+    assert.equal(await validate(first.accessToken), 204, 'the first login\'s token stands');
     assert.equal(typeof (await loginAs('Changer')).accessToken, 'string');
   });
 
@@ -296,8 +295,8 @@ describe('tokens end with the account, on both APIs at once', () => {
     await assertEnded(locked);
     const refused = await spaced('Locky', () => post('/authserver/authenticate', { username: 'Locky', password: PASSWORD }));
     assertYggFail(refused, 403, 'ForbiddenOperationException', 'This account is locked: cheating');
-    // A launcher keeps the name it logged in with: a rename ends its sessions, and the next login is under the new name.
 
+    // A launcher keeps the name it logged in with: a rename ends its sessions, and the next login is under the new name.
     const renamed = await live('Renamed');
     assert.equal((await runCli(['user', 'rename', 'Renamed', 'NewName', '--db', db])).code, 0);
     await assertEnded(renamed);
@@ -306,6 +305,16 @@ describe('tokens end with the account, on both APIs at once', () => {
     const gone = await live('Gone');
     assert.equal((await runCli(['user', 'remove', 'Gone', '--db', db])).code, 0);
     await assertEnded(gone);
+  });
+
+  test('a login refused for coming within a second of an accepted one issues no token: the cap ends none of the player\'s', async () => {
+    // Fifteen tokens of the JSON API, then an accepted login here: the cap of 16 is full.
+    const json: string[] = [];
+    for (let i = 0; i < 15; i++) json.push((await jsonLogin(s, 'Capped2', PASSWORD)).accessToken);
+    await loginAs('Capped2');
+    assertYggFail(await post('/authserver/authenticate', { username: 'Capped2', password: PASSWORD }), 403, 'ForbiddenOperationException');
+    // Had the refused login stored a token, the oldest would have gone to make room.
+    assert.equal(await validate(json[0]!), 204);
   });
 
   test('the per-player token cap holds across both APIs', async () => {
