@@ -22,9 +22,11 @@ const INVALID_CREDENTIALS = 'Invalid credentials. Invalid username or password.'
 const INTERVAL_MS = 1000;
 const AFTER_INTERVAL_MS = INTERVAL_MS + 100;
 
-// One key for the servers given --yggdrasil-key: a 4096-bit key costs seconds to make.
+// One key for the servers given --yggdrasil-key, of 2048 bits: the server takes any RSA key from
+// a file, and one of 4096 costs half a second of CPU to make (the key a server makes itself is
+// checked for 4096 bits below).
 const keyFile = joinPath(tmp.dir, 'signing.pem');
-const ownKey = generateKeyPairSync('rsa', { modulusLength: 4096 });
+const ownKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
 writeFileSync(keyFile, ownKey.privateKey.export({ type: 'pkcs8', format: 'pem' }));
 
 let s: RunningServer; // --yggdrasil --yggdrasil-key, --public-url (its own address), --account-page --registration open
@@ -97,7 +99,7 @@ after(async () => {
 });
 
 describe('the API root', () => {
-  test('GET /yggdrasil/ answers the metadata: names, links, features, skin domains and a 4096-bit public key', async () => {
+  test('GET /yggdrasil/ answers the metadata: names, links, features, skin domains and the public key', async () => {
     for (const path of ['/', '']) {
       const r = await get(path);
       assert.equal(r.status, 200, r.text);
@@ -111,7 +113,6 @@ describe('the API root', () => {
       assert.deepEqual(meta.links, { homepage: `${s.url}/account`, register: `${s.url}/account` });
       assert.deepEqual(r.body.skinDomains, ['127.0.0.1']);
       const key = createPublicKey(r.body.signaturePublickey);
-      assert.equal(key.asymmetricKeyDetails?.modulusLength, 4096);
       assert.equal(key.export({ type: 'spki', format: 'pem' }), ownKey.publicKey.export({ type: 'spki', format: 'pem' }));
     }
   });
