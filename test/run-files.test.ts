@@ -232,3 +232,31 @@ test('the long files of the rest start first, in their order; every other file a
   assert.deepEqual(startOrder([...others, LONG_FILES[1]!, LONG_FILES[0]!]), [LONG_FILES[0], LONG_FILES[1], ...others]);
   assert.deepEqual(startOrder(others), others);
 });
+
+test('--all-at-once: every file of the first group runs at once, more than FILES_AT_ONCE of them', async () => {
+  const root = join(dir, 'all-at-once');
+  const names = Array.from({ length: FILES_AT_ONCE + 2 }, (_, i) => `test/f${i}.test.ts`);
+  mkdirSync(join(root, 'test'), { recursive: true });
+  // Each waits until every one has started: with fewer at once, none would end.
+  for (const name of names) {
+    writeFileSync(
+      join(root, name),
+      `import { appendFileSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+test('${name}', async () => {
+  appendFileSync(process.env.FIXTURE_LOG, 'start\\n');
+  const until = Date.now() + 30_000;
+  while (readFileSync(process.env.FIXTURE_LOG, 'utf8').split('\\n').filter((l) => l === 'start').length < ${names.length}) {
+    if (Date.now() > until) throw new Error('the files did not all run at once');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+});
+`,
+    );
+  }
+  const logFile = join(root, 'log');
+  writeFileSync(logFile, '');
+  const r = await runProc(runner('--all-at-once', 'test/*.test.ts'), { cwd: root, env: { FIXTURE_LOG: logFile }, timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, new RegExp(`^${names.length} files \\(0 of them alone, after the rest\\): ${names.length} tests, ${names.length} passed`, 'm'));
+});

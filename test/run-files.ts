@@ -7,7 +7,8 @@
 // for test/run-phases.ts to repeat in the run's summary.
 //
 // With --postgres it starts one throwaway PostgreSQL cluster for the phase, on which each file
-// makes databases of its own (test/helpers/postgres.ts), and removes it at the end.
+// makes databases of its own (test/helpers/postgres.ts), and removes it at the end. With
+// --all-at-once, the first group's files all run at once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
@@ -75,8 +76,11 @@ function reportOf(lines: string[]): PhaseReport {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const withPostgres = argv[0] === '--postgres';
-  const patterns = withPostgres ? argv.slice(1) : argv;
+  const withPostgres = argv.includes('--postgres');
+  // A phase of a few files that wait on PostgreSQL more than on a core (test:postgres): every one
+  // at once, so the last to start does not run alone at the end.
+  const allAtOnce = argv.includes('--all-at-once');
+  const patterns = argv.filter((a) => a !== '--postgres' && a !== '--all-at-once');
   const all = [...new Set(globSync(patterns))].sort();
   if (all.length === 0) throw new Error(`no test file matches ${patterns.join(' ')}`);
   const timing = all.filter((f) => TIMING_FILES.includes(f));
@@ -97,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
     const lines: string[] = [];
     let passed = true;
     for (const [files, atOnce, name] of [
-      [rest, FILES_AT_ONCE, 'rest'],
+      [rest, allAtOnce ? Math.max(rest.length, 1) : FILES_AT_ONCE, 'rest'],
       [timing, 1, 'timing'],
     ] as const) {
       if (files.length === 0 || stoppedBy) continue;
