@@ -30,9 +30,6 @@ function runGroup(files: string[], atOnce: number, timesFile: string): Promise<{
     ...process.execArgv,
     '--test',
     `--test-concurrency=${atOnce}`,
-    // A file whose tests are over ends, though a handle it leaked would keep it alive: a run
-    // then fails or passes on its tests, and never hangs (R23: a socket of fairness.test.ts).
-    '--test-force-exit',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     `--test-reporter=${REPORTER}`,
