@@ -107,7 +107,7 @@ export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined):
  * the hash pool had no place for (so a flood cannot spin on the refusal), unless a trusted proxy
  * forwarded it (holding would take the proxy's connection, which its other clients share).
  */
-function heldFor(req: IncomingMessage, err: unknown): number {
+export function heldFor(req: IncomingMessage, err: unknown): number {
   if (err instanceof HttpError) return err.heldMs;
   const pool = err instanceof ServiceError && (err.rule === 'pool_busy' || err.rule === 'pool_share');
   return pool && !callers.get(req)?.proxied ? HELD_REFUSAL_MS : 0;

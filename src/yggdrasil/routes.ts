@@ -4,7 +4,7 @@
 // JSON API, so the players, passwords, tokens, joins, throttle and limits are the same ones.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { callerFor, countLogin, deviceNamed, loginClient, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
+import { callerFor, countLogin, deviceNamed, heldFor, loginClient, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
 import { readBody, readJson } from '../http/body.ts';
 import { perAddressKey } from '../http/client-address.ts';
 import { HttpError, sendJson, type FailureBody } from '../http/envelope.ts';
@@ -12,7 +12,7 @@ import { requireObject, stringField, type JsonObject } from '../http/fields.ts';
 import type { Handler, Routes } from '../http/router.ts';
 import { queryOf } from '../http/router.ts';
 import { clientToken } from '../http/yggdrasil.ts';
-import { HELD_REFUSAL_MS, MAX_PROFILES_ENTRY_BYTES, MAX_TOKEN_CHARS, NAME_PATTERN } from '../limits.ts';
+import { MAX_PROFILES_ENTRY_BYTES, MAX_TOKEN_CHARS, NAME_PATTERN } from '../limits.ts';
 import { ServiceError } from '../service/errors.ts';
 import { UNNAMED_CLIENT } from '../service/throttle.ts';
 import type { Service } from '../service/service.ts';
@@ -79,9 +79,8 @@ function answer(res: ServerResponse, body?: unknown): void {
 function loginRefusal(req: IncomingMessage, err: unknown): unknown {
   if (err instanceof ServiceError) {
     if (err.kind === 'busy') return err;
-    const pool = err.rule === 'pool_share' && !callerFor(req).proxied;
     // A locked account says so, to the holder of its password only.
-    return new HttpError(403, err.kind === 'forbidden' ? err.message : INVALID_CREDENTIALS, {}, err.rule, pool ? HELD_REFUSAL_MS : 0);
+    return new HttpError(403, err.kind === 'forbidden' ? err.message : INVALID_CREDENTIALS, {}, err.rule, heldFor(req, err));
   }
   if (err instanceof HttpError && err.status === 429) return new HttpError(403, INVALID_CREDENTIALS, err.headers, err.refusal, err.heldMs);
   return err;
