@@ -183,22 +183,22 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
   });
   const user = (u: Pick<User, 'id'>) => ({ id: undashed(u.id), properties: [] });
 
-  const metadata = get(async () => {
-    const site = options.publicUrl === '' ? undefined : `${options.publicUrl}${base}`;
-    const links = options.accountPage && site ? { homepage: `${site}/account`, ...(options.registration && { register: `${site}/account` }) } : {};
-    return {
-      meta: {
-        serverName: options.serverName || 'mcauth',
-        implementationName: 'mcauth',
-        implementationVersion: VERSION,
-        links,
-        'feature.non_email_login': true,
-        'feature.enable_profile_key': true,
-      },
-      skinDomains: options.publicUrl === '' ? [] : [new URL(options.publicUrl).hostname],
-      signaturePublickey: options.key.publicPem,
-    };
-  });
+  // The settings decide it whole: made once, not at every request.
+  const site = options.publicUrl === '' ? undefined : `${options.publicUrl}${base}`;
+  const links = options.accountPage && site ? { homepage: `${site}/account`, ...(options.registration && { register: `${site}/account` }) } : {};
+  const root = {
+    meta: {
+      serverName: options.serverName || 'mcauth',
+      implementationName: 'mcauth',
+      implementationVersion: VERSION,
+      links,
+      'feature.non_email_login': true,
+      'feature.enable_profile_key': true,
+    },
+    skinDomains: options.publicUrl === '' ? [] : [new URL(options.publicUrl).hostname],
+    signaturePublickey: options.key.publicPem,
+  };
+  const metadata = get(async () => root);
 
   const routes: Routes = {
     '/yggdrasil': metadata,
