@@ -9,7 +9,8 @@
 // account.test.ts.)
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { addUser, runCli } from '../helpers/process.ts';
+import { runCli } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { encodePng, padTo, sha } from '../helpers/png.ts';
 import { storedRows } from '../helpers/test-db.ts';
 import { UUID_DASHED, assertFail, assertOk, sleep } from './util.ts';
@@ -252,7 +253,7 @@ describe('reset links', () => {
   });
 
   test('a link expires after --reset-ttl (CLI: MCAUTH_RESET_TTL; admin API: the server\'s)', async () => {
-    await addUser(limitedDb, 'Expiring', 'expiring-password');
+    await seedPlayer(limitedDb, 'Expiring', 'expiring-password');
     const fromCli = await resetCode(limitedDb, 'Expiring', { MCAUTH_RESET_TTL: '1' });
     const fromAdmin = assertOk(await admin(limited, 'POST', '/admin/users/expiring/reset-link'));
     assert.deepEqual(Object.keys(fromAdmin).sort(), ['code', 'expiresAt', 'link', 'name']);

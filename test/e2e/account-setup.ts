@@ -5,8 +5,9 @@ import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { addUser, runCli, startServer, startServerOnFreePort, tempDir } from '../helpers/process.ts';
+import { runCli, startServer, startServerOnFreePort, tempDir } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { storedRows, storedTables, testDb } from '../helpers/test-db.ts';
 import { assertOk } from './util.ts';
 
@@ -37,7 +38,7 @@ export let untrusted: RunningServer; // --registration open, 1 an address, no --
 export let pub = ''; // the invites server's address, its --public-url
 
 before(async () => {
-  await addUser(db, 'Veteran', 'veteran-password');
+  await seedPlayer(db, 'Veteran', 'veteran-password');
   [off, closed, invites, open, limited, untrusted] = await Promise.all([
     startServer(['--db', db]),
     startServer(['--db', db, '--account-page']),

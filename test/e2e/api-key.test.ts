@@ -7,8 +7,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { join as pathJoin } from 'node:path';
-import { startServer, addUser, tempDir, runCli } from '../helpers/process.ts';
+import { startServer, tempDir, runCli } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { connect } from '../helpers/raw-connection.ts';
 import { HELD_REFUSAL_MS } from '../../src/limits.ts';
 import { assertFail, assertOk, until } from './util.ts';
@@ -25,8 +26,8 @@ let open: RunningServer; // no key
 let aliceUuid = '';
 
 before(async () => {
-  aliceUuid = await addUser(db, 'Alice', 'alice-pw');
-  await addUser(db, 'Keyless', 'keyless-pw');
+  aliceUuid = await seedPlayer(db, 'Alice', 'alice-pw');
+  await seedPlayer(db, 'Keyless', 'keyless-pw');
   [keyed, envKeyed, open] = await Promise.all([
     startServer(['--db', db, '--api-key', KEY]),
     startServer(['--db', db, '--base-path', '/mc'], { MCAUTH_API_KEY: ENV_KEY }),
@@ -196,7 +197,7 @@ describe('the key stays secret', () => {
     const secret = 'S3cret-in-the-URL-zq8w7e6r5t4y';
     const wrong = 'Wr0ng-in-the-URL-mn1b2v3c4x5z6';
     const q = `?key=${encodeURIComponent(secret)}`;
-    await addUser(file, 'Victim', 'victim-pw');
+    await seedPlayer(file, 'Victim', 'victim-pw');
     const s = await startServer(['--db', file, '--api-key', secret]);
     try {
       // Failures of every kind with the key (or a wrong one) in the URL.

@@ -3,8 +3,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startServer, runCli, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, runCli, tempDir } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { storedRows, storedTables, testDb } from '../helpers/test-db.ts';
 import { UUID_DASHED, UUID_ANY, assertFail, assertOk, login, join, sleep, undash } from './util.ts';
 
@@ -23,12 +24,12 @@ const uuids: Record<string, string> = {};
 
 before(async () => {
   const [alice, mixed, carol, dave, erin] = await Promise.all([
-    addUser(db, 'Alice', 'alice-secret', ['--uuid', ALICE_UUID_GIVEN]),
-    addUser(db, 'MiXeD_Case9', 'mixed pass'),
-    addUser(db, 'Carol', 'carol-secret'),
-    addUser(db, 'Dave', 'dave-old'),
-    addUser(db, 'Erin', 'erin-secret'),
-    addUser(db, 'Tess_Ttl', 'tess-secret'), // only used on the short-TTL server
+    seedPlayer(db, 'Alice', 'alice-secret', ALICE_UUID_GIVEN),
+    seedPlayer(db, 'MiXeD_Case9', 'mixed pass'),
+    seedPlayer(db, 'Carol', 'carol-secret'),
+    seedPlayer(db, 'Dave', 'dave-old'),
+    seedPlayer(db, 'Erin', 'erin-secret'),
+    seedPlayer(db, 'Tess_Ttl', 'tess-secret'), // only used on the short-TTL server
   ]);
   Object.assign(uuids, { alice, mixed, carol, dave, erin });
   [server, short] = await Promise.all([startServer(['--db', db]), startServer(['--db', db, '--token-ttl', '1'])]);

@@ -11,6 +11,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { SCHEMA_VERSION } from '../../src/store/schema.ts';
 import { addUser, runCli, startServer, tempDir, timedPost } from '../helpers/process.ts';
 import type { ProcResult } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { assertOk, join, login, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -35,7 +36,7 @@ test('a backup during logins and `user add` commands is whole, current, and serv
   const db = pathJoin(tmp.dir, 'live.db');
   const copy = pathJoin(tmp.dir, 'copy.db');
   const players = Array.from({ length: 8 }, (_, i) => ({ name: `Backup_${i}`, password: `backup-pw-${i}`, uuid: '' }));
-  const uuids = await Promise.all(players.map((p) => addUser(db, p.name, p.password)));
+  const uuids = await Promise.all(players.map((p) => seedPlayer(db, p.name, p.password)));
   players.forEach((p, i) => (p.uuid = uuids[i]!));
   {
     const file = new DatabaseSync(db);
@@ -198,7 +199,7 @@ test('a backup during logins and `user add` commands is whole, current, and serv
 const small = pathJoin(tmp.dir, 'small.db');
 let smallReady: Promise<string> | undefined;
 const smallDb = async (): Promise<string> => {
-  smallReady ??= addUser(small, 'Small', 'small-pw');
+  smallReady ??= seedPlayer(small, 'Small', 'small-pw');
   await smallReady;
   return small;
 };

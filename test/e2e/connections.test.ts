@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { join as pathJoin } from 'node:path';
-import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, tempDir } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { assertFail, assertOk, login, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -22,7 +23,7 @@ let capped: RunningServer; // --max-connections 3
 let aliceUuid = '';
 
 before(async () => {
-  aliceUuid = await addUser(db, 'Alice', 'alice-pw');
+  aliceUuid = await seedPlayer(db, 'Alice', 'alice-pw');
   [headers, timeouts, keepAlive, capped] = await Promise.all([
     startServer(['--db', db, '--headers-timeout', '1', '--request-timeout', '10']),
     startServer(['--db', db, '--headers-timeout', '1', '--request-timeout', '2']),

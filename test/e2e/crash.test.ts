@@ -6,8 +6,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join as pathJoin } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { addUser, runCli, tempDir, serverCommand, spawnListening, timedPost } from '../helpers/process.ts';
+import { runCli, tempDir, serverCommand, spawnListening, timedPost } from '../helpers/process.ts';
 import type { Listening, ProcResult } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { UUID_DASHED, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -48,7 +49,7 @@ test('after SIGKILL under load, every acknowledged token, join and added player 
     lastJoin: undefined,
     pendingJoin: undefined,
   }));
-  const uuids = await Promise.all(players.map((p) => addUser(db, p.name, p.password)));
+  const uuids = await Promise.all(players.map((p) => seedPlayer(db, p.name, p.password)));
   players.forEach((p, i) => (p.uuid = uuids[i]!));
 
   const first = await spawnServer(['--db', db]);

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { join as pathJoin } from 'node:path';
-import { addUser, startServer, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
+import { startServer, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { IN_BAND } from './util.ts';
 
 const KEY = 'envelope-test-key-0123456789';
@@ -21,7 +22,7 @@ let aliceUuid = '';
 const SHED = ['Shed_1', 'Shed_2', 'Shed_3', 'Shed_4'];
 
 before(async () => {
-  [aliceUuid] = await Promise.all([addUser(db, 'Alice', 'alice-pw-1'), ...SHED.map((name) => addUser(db, name, 'shed-password'))]);
+  [aliceUuid] = await Promise.all([seedPlayer(db, 'Alice', 'alice-pw-1'), ...SHED.map((name) => seedPlayer(db, name, 'shed-password'))]);
   [server, capped] = await Promise.all([
     startServer(['--db', db, '--api-key', KEY, '--hash-concurrency', '1', '--hash-queue', '0', '--headers-timeout', '1']),
     startServer(['--db', db, '--max-connections', '1']),

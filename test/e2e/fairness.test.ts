@@ -16,12 +16,11 @@ import { startRaw, startServer, tempDir } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
 import { pool } from '../helpers/pool.ts';
-import { addPlayers } from '../helpers/players.ts';
+import { seedPlayers } from '../helpers/players.ts';
 import { metricSample, requestLines, sleep, until } from './util.ts';
 import { connect, type Conn } from '../helpers/raw-connection.ts';
 
 const tmp = tempDir();
-const ADMIN = 'fairness-admin-token-0123';
 const KEY = 'fairness-api-key-0123456789';
 const PASSWORD = 'player-Pass-7Hq2';
 
@@ -33,8 +32,9 @@ const login = (port: number, name: string, from: string, key?: string): Promise<
 describe('1,100 idle connections from one address (default flags)', () => {
   let s: RunningServer;
   before(async () => {
-    s = await startServer(['--db', pathJoin(tmp.dir, 'flood.db'), '--admin-token', ADMIN]);
-    await addPlayers(s.port, ADMIN, ['Steve'], PASSWORD);
+    const db = pathJoin(tmp.dir, 'flood.db');
+    await seedPlayers(db, ['Steve'], PASSWORD);
+    s = await startServer(['--db', db]);
   });
   after(() => s.stop());
 
@@ -108,9 +108,10 @@ function holdIdle(port: number, from: string[], each: number, againMs: number): 
 
 describe('64 addresses, each holding 61 idle connections (under its cap of 64) and opening one again 50 ms after it closes (default flags)', () => {
   test('the relay and 10 addresses not taking part log in: 95% of 60 within 2 s; /health from another address answers', async () => {
-    const s = await startServer(['--db', pathJoin(tmp.dir, 'idle-many.db'), '--admin-token', ADMIN]);
+    const db = pathJoin(tmp.dir, 'idle-many.db');
     const names = Array.from({ length: 10 }, (_, i) => `Idle${i}`);
-    await addPlayers(s.port, ADMIN, names, PASSWORD);
+    await seedPlayers(db, names, PASSWORD);
+    const s = await startServer(['--db', db]);
     const holders = holdIdle(s.port, Array.from({ length: 64 }, (_, i) => `127.0.2.${i + 1}`), 61, 50);
     try {
       // Under way: twice --max-connections (1,024) opened.
@@ -136,9 +137,7 @@ describe('64 addresses, each holding 61 idle connections (under its cap of 64) a
 describe('every accepted socket is counted until it closes', () => {
   test('one address opening 1,100 connections again and again cannot run a 400-descriptor process out of them: /health from another address and a login answer', async () => {
     const db = pathJoin(tmp.dir, 'descriptors.db');
-    const seed = await startServer(['--db', db, '--admin-token', ADMIN]);
-    await addPlayers(seed.port, ADMIN, ['Steve'], PASSWORD);
-    await seed.stop();
+    await seedPlayers(db, ['Steve'], PASSWORD);
     const s = await startRaw(['serve', '--port', '0', '--db', db, '--max-connections', '150'], { wrap: ['prlimit', '--nofile=400:400'] });
     const holders = holdIdle(s.port, ['127.0.1.70'], 1100, 50);
     try {
@@ -159,10 +158,11 @@ describe('every accepted socket is counted until it closes', () => {
 
 describe('relays are never held to per-address rules', () => {
   test('a relay on this host without an API key (default flags): 100 logins of 20 players sent within 10 s, then 50 more, none refused', async () => {
-    const s = await startServer(['--db', pathJoin(tmp.dir, 'relay.db'), '--admin-token', ADMIN]);
+    const db = pathJoin(tmp.dir, 'relay.db');
+    const names = Array.from({ length: 20 }, (_, i) => `Player${i}`);
+    await seedPlayers(db, names, PASSWORD);
+    const s = await startServer(['--db', db]);
     try {
-      const names = Array.from({ length: 20 }, (_, i) => `Player${i}`);
-      await addPlayers(s.port, ADMIN, names, PASSWORD);
       const started = performance.now();
       // As a LauncherServer relays them: one every 100 ms, all from 127.0.0.1, each on its own
       // connection. At most 32 wait at once, so that a slow machine's hash pool (a bound of its
@@ -183,10 +183,11 @@ describe('relays are never held to per-address rules', () => {
   });
 
   test('a relay with --api-key from 127.0.1.60: 200 logins, then 2,000 joins on 100 connections at once: no refusal', async () => {
-    const s = await startServer(['--db', pathJoin(tmp.dir, 'keyed.db'), '--admin-token', ADMIN, '--api-key', KEY, '--metrics']);
+    const db = pathJoin(tmp.dir, 'keyed.db');
+    const names = Array.from({ length: 20 }, (_, i) => `Keyed${i}`);
+    const uuids = await seedPlayers(db, names, PASSWORD);
+    const s = await startServer(['--db', db, '--api-key', KEY, '--metrics']);
     try {
-      const names = Array.from({ length: 20 }, (_, i) => `Keyed${i}`);
-      const uuids = await addPlayers(s.port, ADMIN, names, PASSWORD);
       const from = '127.0.1.60';
       const tokens = new Map<string, string>();
       // 200 logins (past the 120 a direct address gets in a minute), at most 8 waiting at once (so

@@ -34,7 +34,7 @@ import { sleep } from './util.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 
 const tmp = tempDir();
-/** Every player of the file, seeded once (a password hash each); each server below runs on a copy of its own. */
+/** Every player of the file, seeded once; each server below runs on a copy of its own. */
 const seeded = pathJoin(tmp.dir, 'players.db');
 const db = pathJoin(tmp.dir, 'flood.db');
 const KEY = 'flood-api-key-0123456789';

@@ -9,8 +9,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { join as pathJoin } from 'node:path';
-import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, tempDir } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { seededRandom, seedFrom, seedHex } from '../helpers/random.ts';
 import { assertOk, login, join } from './util.ts';
 
@@ -43,7 +44,7 @@ const db = pathJoin(tmp.dir, 'fuzz.db');
 let server: RunningServer;
 
 before(async () => {
-  const [uuid] = await Promise.all([addUser(db, REAL.name, REAL.password), addUser(db, 'Fz_Exists', 'never-guessed-by-the-fuzz')]);
+  const [uuid] = await Promise.all([seedPlayer(db, REAL.name, REAL.password), seedPlayer(db, 'Fz_Exists', 'never-guessed-by-the-fuzz')]);
   REAL.uuid = uuid;
   // A long join TTL: the join made after the fuzz must not expire while it is checked.
   server = await startServer(['--db', db, '--join-ttl', '3600']);

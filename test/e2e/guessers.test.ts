@@ -10,9 +10,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
-import { addUser, startServer, tempDir, withServer, RUNTIME, type Reply, type RunningServer } from '../helpers/process.ts';
+import { startServer, tempDir, withServer, RUNTIME, type Reply, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
-import { seedPlayers } from '../helpers/players.ts';
+import { seedPlayer, seedPlayers } from '../helpers/players.ts';
 import { pool } from '../helpers/pool.ts';
 import { assertFail, sleep } from './util.ts';
 
@@ -200,7 +200,7 @@ test('a login refused as busy (503) is no failed login', async () => {
   let s: RunningServer | undefined;
   try {
     const FILLERS = ['Filler_0', 'Filler_1', 'Filler_2'];
-    await Promise.all(['Busy', ...FILLERS].map((name) => addUser(file, name, 'busy-password')));
+    await Promise.all(['Busy', ...FILLERS].map((name) => seedPlayer(file, name, 'busy-password')));
     // A relay (this host, by default): a full pool refuses it as busy, never as an address's share.
     s = await startServer(['--db', file, '--hash-concurrency', '1', '--hash-queue', '0']);
     const busy = s;

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
-import { startServer, runCli, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, runCli, tempDir } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { encodePng } from '../helpers/png.ts';
 import { assertFail, assertOk } from './util.ts';
 
@@ -20,7 +21,7 @@ let server: RunningServer;
 let skinPath = '';
 
 before(async () => {
-  await addUser(db, 'Alice', PW);
+  await seedPlayer(db, 'Alice', PW);
   const png = pathJoin(tmp.dir, 'alice.png');
   writeFileSync(png, encodePng(64, 64));
   const r = await runCli(['user', 'skin', 'Alice', png, '--db', db]);

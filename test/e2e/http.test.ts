@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { DatabaseSync } from 'node:sqlite';
 import { join as pathJoin } from 'node:path';
-import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, tempDir } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { assertFail, assertOk, assertJsonType, assertRefused } from './util.ts';
 
 const tmp = tempDir();
@@ -22,7 +23,7 @@ let server: RunningServer;
 let aliceUuid = '';
 
 before(async () => {
-  aliceUuid = await addUser(db, 'Alice', 'alice-pw');
+  aliceUuid = await seedPlayer(db, 'Alice', 'alice-pw');
   server = await startServer(['--db', db]);
 });
 
@@ -320,7 +321,7 @@ describe('unexpected errors', () => {
   const brokenDb = pathJoin(broken.dir, 'broken.db');
   let s: RunningServer;
   before(async () => {
-    await addUser(brokenDb, 'Victim', 'victim-pw');
+    await seedPlayer(brokenDb, 'Victim', 'victim-pw');
     s = await startServer(['--db', brokenDb]);
   });
   after(async () => {

@@ -4,9 +4,10 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, tempDir } from '../helpers/process.ts';
 import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { assertFail, assertOk, login, join, sleep, undash } from './util.ts';
 
 /** Asserts the answer of every refused join: status 200, `{success: true, result: false}`. */
@@ -27,9 +28,9 @@ let bobToken = '';
 
 before(async () => {
   [aliceUuid, bobUuid, ttlUuid] = await Promise.all([
-    addUser(db, 'Alice', 'alice-pw'),
-    addUser(db, 'Bob_2', 'bob-password'),
-    addUser(db, 'Ttl_User', 'ttl-password'), // only used on the short-TTL server
+    seedPlayer(db, 'Alice', 'alice-pw'),
+    seedPlayer(db, 'Bob_2', 'bob-password'),
+    seedPlayer(db, 'Ttl_User', 'ttl-password'), // only used on the short-TTL server
   ]);
   [server, short] = await Promise.all([startServer(['--db', db]), startServer(['--db', db, '--join-ttl', '1'])]);
   [aliceToken, bobToken, shortToken] = (

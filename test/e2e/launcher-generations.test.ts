@@ -12,8 +12,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { startServer, runCli, addUser, tempDir, fetchReply } from '../helpers/process.ts';
+import { startServer, runCli, tempDir, fetchReply } from '../helpers/process.ts';
 import type { Reply, RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { UUID_DASHED, assertFail, assertOk, undash } from './util.ts';
 
 const tmp = tempDir();
@@ -28,7 +29,7 @@ const uuid: Record<string, string> = {};
 let serverIds = 0;
 
 before(async () => {
-  const [alice, bob] = await Promise.all([addUser(db, 'Alice', PW), addUser(db, 'Bob', PW)]);
+  const [alice, bob] = await Promise.all([seedPlayer(db, 'Alice', PW), seedPlayer(db, 'Bob', PW)]);
   Object.assign(uuid, { Alice: alice, Bob: bob });
   // A skin makes the optional fields (and their absence under --variant base) meaningful.
   const set = await runCli(['user', 'set', 'Alice', '--skin-url', SKIN, '--slim', '--db', db]);

@@ -24,7 +24,8 @@ import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { join as pathJoin } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { addUser, fetchReply, serverCommand, spawnListening, tempDir, type Listening } from '../helpers/process.ts';
+import { fetchReply, serverCommand, spawnListening, tempDir, type Listening } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { GENERATIONS, missingGeneration, publicKeyOf, sharedFile, startLauncherServer, type Generation, type RunningLauncherServer } from '../helpers/launcherserver.ts';
 import { seededRandom, seedFrom, seedHex, type Random } from '../helpers/random.ts';
 import { assertOk, postTo, undash } from './util.ts';
@@ -497,7 +498,7 @@ for (const gen of GENERATIONS) {
     before(async () => {
       tmp = tempDir();
       const db = pathJoin(tmp.dir, 'launcherserver.db');
-      const [alice, bob] = await Promise.all([addUser(db, 'Alice', PW), addUser(db, 'Bob', PW)]);
+      const [alice, bob] = await Promise.all([seedPlayer(db, 'Alice', PW), seedPlayer(db, 'Bob', PW)]);
       players.uuid = { Alice: alice, Bob: bob };
       backend = await spawnListening([...serverCommand(), 'serve', '--port', '0', '--db', db]);
       for (const name of ['Alice', 'Bob']) {
@@ -554,7 +555,7 @@ for (const gen of GENERATIONS) {
       // once against a cap of 4. Node's own cap would close the rest without an answer.
       const own = tempDir();
       const db = pathJoin(own.dir, 'burst.db');
-      await addUser(db, 'Alice', PW);
+      await seedPlayer(db, 'Alice', PW);
       const capped = await spawnListening([...serverCommand(), 'serve', '--port', '0', '--db', db, '--max-connections', '4']);
       const front = await startLauncherServer(gen, `http://127.0.0.1:${capped.port}`);
       try {

@@ -6,8 +6,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { join as pathJoin } from 'node:path';
-import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, tempDir } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { assertFail, assertOk, assertRefused, login, join, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -31,11 +32,11 @@ let aliceToken = '';
 before(async () => {
   // One player a stateful test, so that failed logins of one test never throttle another.
   [aliceUuid] = await Promise.all([
-    addUser(db, 'Alice', 'alice-pw'),
-    addUser(db, 'Counted', 'counted-pw'),
-    addUser(db, 'Euro', '€'.repeat(85)),
-    addUser(db, 'Proto', 'proto-pw'),
-    addUser(db, 'Typed', 'typed-pw'),
+    seedPlayer(db, 'Alice', 'alice-pw'),
+    seedPlayer(db, 'Counted', 'counted-pw'),
+    seedPlayer(db, 'Euro', '€'.repeat(85)),
+    seedPlayer(db, 'Proto', 'proto-pw'),
+    seedPlayer(db, 'Typed', 'typed-pw'),
   ]);
   server = await startServer(['--db', db]);
   aliceToken = (await login(server, 'Alice', 'alice-pw')).accessToken as string;

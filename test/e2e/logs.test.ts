@@ -14,8 +14,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { join as pathJoin } from 'node:path';
-import { addUser, fetchReply, spawnOnPort, startServer, tempDir, type Spawned } from '../helpers/process.ts';
+import { fetchReply, spawnOnPort, startServer, tempDir, type Spawned } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { assertFail, assertOk, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -31,7 +32,7 @@ const BEARER = { authorization: `Bearer ${KEY}` };
 let aliceUuid = '';
 
 before(async () => {
-  aliceUuid = await addUser(db, 'Alice', ALICE_PW);
+  aliceUuid = await seedPlayer(db, 'Alice', ALICE_PW);
 });
 
 after(() => tmp.cleanup());
@@ -306,7 +307,7 @@ describe('the client address: --trust-proxy and --address-login-limit', () => {
   const proxyDb = pathJoin(tmp.dir, 'proxy.db');
   const DORA_PW = 'dora-Pass-6Rb1Kc';
   before(async () => {
-    await addUser(proxyDb, 'Dora', DORA_PW);
+    await seedPlayer(proxyDb, 'Dora', DORA_PW);
   });
 
   // Dora fails 4 logins in all here (the 429s are not counted): under the 5 her name's throttle allows.

@@ -8,8 +8,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
-import { startServer, addUser, runCli, tempDir, timedPost } from '../helpers/process.ts';
+import { startServer, runCli, tempDir, timedPost } from '../helpers/process.ts';
 import type { RunningServer, Timed } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { FREE_LOGIN_FAILURES } from '../../src/limits.ts';
 import { countOf, histogram, METRIC_TYPES, OUTCOMES, parseExposition, samplesNamed, valueOf, type Exposition } from '../helpers/prometheus.ts';
 import { assertFail, assertOk, login, join } from './util.ts';
@@ -29,7 +30,7 @@ let aliceUuid = '';
 const testStart = Date.now() / 1000;
 
 before(async () => {
-  [aliceUuid] = await Promise.all([addUser(db, 'Alice', 'alice-pw'), ...BUSY_NAMES.map((name) => addUser(db, name, 'busy-password')), addUser(db, 'Locked', 'locked-pw')]);
+  [aliceUuid] = await Promise.all([seedPlayer(db, 'Alice', 'alice-pw'), ...BUSY_NAMES.map((name) => seedPlayer(db, name, 'busy-password')), seedPlayer(db, 'Locked', 'locked-pw')]);
   const lock = await runCli(['user', 'lock', 'Locked', '--db', db]);
   assert.equal(lock.code, 0, lock.stderr);
   [plain, metered, busy, keyed] = await Promise.all([

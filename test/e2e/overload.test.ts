@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
-import { startServer, addUser, tempDir, serverCommand, childEnv, timedPost } from '../helpers/process.ts';
+import { startServer, tempDir, serverCommand, childEnv, timedPost } from '../helpers/process.ts';
 import type { RunningServer, Timed } from '../helpers/process.ts';
+import { seed } from '../helpers/players.ts';
 import { login, join, sleep } from './util.ts';
 import { HELD_REFUSAL_MS } from '../../src/limits.ts';
 
@@ -22,9 +23,15 @@ const db = pathJoin(tmp.dir, 'overload.db');
 let small: RunningServer;
 const LOOKER = { name: 'Looker', password: 'looker-secret', uuid: '', serverID: 'busy-server-41' };
 
+/**
+ * Players the floods guess at: an unknown name costs no hash (it waits as a check takes, holding
+ * no place in the pool), so only names that exist can fill it.
+ */
+const FLOODED = Array.from({ length: 12 }, (_, i) => `Flooded_${i}`);
+
 before(async () => {
-  LOOKER.uuid = await addUser(db, LOOKER.name, LOOKER.password);
-  for (let i = 0; i < FLOODED.length; i += 4) await Promise.all(FLOODED.slice(i, i + 4).map((name) => addUser(db, name, 'flooded-password')));
+  const uuids = await seed(db, [{ name: LOOKER.name, password: LOOKER.password }, ...FLOODED.map((name) => ({ name, password: 'flooded-password' }))]);
+  LOOKER.uuid = uuids.get(LOOKER.name)!;
   small = await startServer(['--db', db, '--hash-concurrency', '2', '--hash-queue', '4', '--join-ttl', '600']);
   // The player joins before any flood: the look-ups during the floods must find this join.
   const { accessToken } = await login(small, LOOKER.name, LOOKER.password);
@@ -38,11 +45,6 @@ after(async () => {
 
 
 
-/**
- * Players the floods guess at: an unknown name costs no hash (it waits as a check takes, holding
- * no place in the pool), so only names that exist can fill it.
- */
-const FLOODED = Array.from({ length: 12 }, (_, i) => `Flooded_${i}`);
 let unique = 0;
 /** A client address never used before, in 127/8: a direct caller with no earlier failures, so no throttle. */
 const freshAddress = (): string => `127.1.${(unique >> 8) & 255}.${(unique++ & 255) || 1}`;

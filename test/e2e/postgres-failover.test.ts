@@ -12,10 +12,9 @@ import { startRelay } from '../helpers/relay.ts';
 import { postgresMissing, startCluster, startStandby, PG_PASSWORD, PG_USER } from '../helpers/postgres.ts';
 import { ROOT, startServer, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
-import { addPlayers } from '../helpers/players.ts';
+import { seedPlayers } from '../helpers/players.ts';
 import { until } from './util.ts';
 
-const ADMIN = 'pg-admin-token-0123456';
 const PW = 'player-Pass-7Hq2';
 
 /** What docs/postgresql.md says to run on a standby just promoted: its one ```sql block. */
@@ -37,9 +36,9 @@ describe('failover to a synchronous standby', { skip: postgresMissing }, () => {
     const nodes: RunningServer[] = [];
     try {
       // --join-ttl: a join acknowledged at the start still counts when it is checked at the end.
-      nodes.push(...(await Promise.all([0, 1].map(() => startServer(['--db', url, '--admin-token', ADMIN, '--join-ttl', '3600'])))));
+      nodes.push(...(await Promise.all([0, 1].map(() => startServer(['--db', url, '--join-ttl', '3600'])))));
       const names = Array.from({ length: 60 }, (_, i) => `Fail${i}`);
-      const uuids = await addPlayers(nodes[0]!.port, ADMIN, names, PW);
+      const uuids = await seedPlayers(url, names, PW);
       // Cycles of a login on one node and a join on the other, each player once, 4 at a time,
       // going on through the failover; a join answered `true` is acknowledged.
       const acknowledged: { name: string; serverID: string }[] = [];

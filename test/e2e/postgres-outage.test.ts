@@ -9,10 +9,9 @@ import assert from 'node:assert/strict';
 import { postgresMissing, startCluster, PG_PASSWORD, PG_USER, type Cluster } from '../helpers/postgres.ts';
 import { startServer, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
-import { addPlayers } from '../helpers/players.ts';
+import { seedPlayers } from '../helpers/players.ts';
 import { until } from './util.ts';
 
-const ADMIN = 'pg-admin-token-0123456';
 const PW = 'player-Pass-7Hq2';
 
 const login = (s: RunningServer, name: string, password = PW, from?: string): Promise<Answer> => call(s.port, '/auth', { from, body: { login: name, password } });
@@ -26,10 +25,10 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
 
   before(async () => {
     cluster = await startCluster();
-    const args = ['--admin-token', ADMIN, '--join-ttl', '3600'];
+    const args = ['--join-ttl', '3600'];
     const twoHosts = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${cluster.port},127.0.0.1:9/${PG_USER}?target_session_attrs=read-write`;
     [a, b] = await Promise.all([startServer(['--db', cluster.url(), ...args]), startServer(['--db', twoHosts, ...args])]);
-    for (const [name, id] of await addPlayers(a.port, ADMIN, ['Node0', 'Node2'], PW)) uuids.set(name, id);
+    for (const [name, id] of await seedPlayers(cluster.url(), ['Node0', 'Node2'], PW)) uuids.set(name, id);
     // A join for the load's look-ups to find.
     const token = (await login(a, 'Node0')).body.result.accessToken;
     const joined = await call(a.port, '/join', { body: { accessToken: token, userUUID: uuids.get('Node0'), serverID: 'srv-cross-1' } });

@@ -12,7 +12,7 @@ import { join as pathJoin } from 'node:path';
 import { databaseServer, postgresMissing, PG_PASSWORD, type DatabaseServer } from '../helpers/postgres.ts';
 import { RUNTIME, runCli, runProc, serverCommand, SERVER_JS, spawnListening, startServer, tempDir, type RunningServer } from '../helpers/process.ts';
 import { call, type Answer } from '../helpers/call.ts';
-import { addPlayers } from '../helpers/players.ts';
+import { seedPlayers } from '../helpers/players.ts';
 import { sleep, until } from './util.ts';
 
 const ADMIN = 'pg-admin-token-0123456';
@@ -45,7 +45,7 @@ describe('several nodes on one PostgreSQL database', { skip: postgresMissing }, 
     // --join-ttl: a join acknowledged early in a long test still counts when it is checked at its end.
     const args = ['--db', url, '--admin-token', ADMIN, '--join-ttl', '3600'];
     [a, b] = await Promise.all([startServer(args), startServer(args)]);
-    for (const [name, id] of await addPlayers(a.port, ADMIN, [...NAMES, 'Guessed', 'Changed', 'Locked', 'Renamed', 'Removed'], PW)) uuids.set(name, id);
+    for (const [name, id] of await seedPlayers(url, [...NAMES, 'Guessed', 'Changed', 'Locked', 'Renamed', 'Removed'], PW)) uuids.set(name, id);
   });
 
   after(async () => {

@@ -4,9 +4,10 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, tempDir } from '../helpers/process.ts';
 import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { UUID_DASHED, assertFail, assertOk, undash } from './util.ts';
 
 const tmp = tempDir();
@@ -18,10 +19,10 @@ const id: Record<string, string> = {};
 
 before(async () => {
   const [alice, bob, carol, sixteen] = await Promise.all([
-    addUser(db, 'Alice', 'password-a'),
-    addUser(db, 'bob_2', 'password-b'),
-    addUser(db, 'Carol99', 'password-c', ['--uuid', '7F3E2D1C0B0A49888776655443322110']),
-    addUser(db, 'Sixteen_Chars_OK', 'password-s'),
+    seedPlayer(db, 'Alice', 'password-a'),
+    seedPlayer(db, 'bob_2', 'password-b'),
+    seedPlayer(db, 'Carol99', 'password-c', '7F3E2D1C0B0A49888776655443322110'),
+    seedPlayer(db, 'Sixteen_Chars_OK', 'password-s'),
   ]);
   Object.assign(id, { alice, bob, carol, sixteen });
   [server, small] = await Promise.all([startServer(['--db', db]), startServer(['--db', db, '--max-profiles', '3'])]);

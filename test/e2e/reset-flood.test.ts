@@ -8,7 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join as pathJoin } from 'node:path';
-import { addUser, startServer, tempDir, timedPost, type RunningServer, type Timed } from '../helpers/process.ts';
+import { startServer, tempDir, timedPost, type RunningServer, type Timed } from '../helpers/process.ts';
+import { seedPlayers } from '../helpers/players.ts';
 
 const PLAYERS = 20;
 const LOGINS_EACH = 2;
@@ -22,8 +23,7 @@ let server: RunningServer;
 
 before(async () => {
   const db = pathJoin(tmp.dir, 'reset-flood.db');
-  // One CLI process a player would take minutes on a busy machine: a few at a time.
-  for (let i = 0; i < PLAYERS; i += 5) await Promise.all(Array.from({ length: 5 }, (_, j) => addUser(db, `Player${i + j}`, PASSWORD)));
+  await seedPlayers(db, Array.from({ length: PLAYERS }, (_, i) => `Player${i}`), PASSWORD);
   server = await startServer(['--db', db, '--account-page']);
 });
 

@@ -15,7 +15,8 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
-import { addUser, RUNTIME, SERVER_JS, serverCommand, spawnListening, tempDir, timedPost, type Listening } from '../helpers/process.ts';
+import { RUNTIME, SERVER_JS, serverCommand, spawnListening, tempDir, timedPost, type Listening } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { startActivated, type OutputLine } from '../helpers/socket-activation.ts';
 import { sleep } from './util.ts';
 
@@ -42,7 +43,7 @@ async function addPlayers(db: string, count: number): Promise<Player[]> {
   for (let i = 0; i < count; i++) {
     const name = `Lane${i}`;
     const password = `lane-password-${i}`;
-    players.push({ name, password, uuid: await addUser(db, name, password) });
+    players.push({ name, password, uuid: await seedPlayer(db, name, password) });
   }
   return players;
 }

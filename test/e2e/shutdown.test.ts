@@ -10,7 +10,8 @@ import { existsSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join as pathJoin } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { addUser, serverCommand, spawnListening, tempDir, type Exit, type Listening } from '../helpers/process.ts';
+import { serverCommand, spawnListening, tempDir, type Exit, type Listening } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { UUID_DASHED, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -265,7 +266,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   // checkpointed and the answered write in the database file.
   test(`${signal}: a slow /auth in flight is answered, new connections are refused, then exit 0 with the store checkpointed`, { timeout: 60_000 }, async () => {
     const db = pathJoin(tmp.dir, `slow-${signal}.db`);
-    const uuid = await addUser(db, 'Slowpoke', 'slow-password');
+    const uuid = await seedPlayer(db, 'Slowpoke', 'slow-password');
     await withServer(['--db', db], async (s, raw) => {
       const rest = await startSlowLogin(raw, 'Slowpoke', 'slow-password');
 
@@ -380,7 +381,7 @@ test('an idle kept-alive connection the client forgets is closed by its keep-ali
 // after that many seconds, the cut is logged at level 50 with the count, and the exit is still 0.
 test('--shutdown-timeout 1: a request that never completes is cut off after about 1 s, logged, and the exit is 0', { timeout: 60_000 }, async () => {
   const db = pathJoin(tmp.dir, 'cut.db');
-  await addUser(db, 'Stalled', 'stall-pw');
+  await seedPlayer(db, 'Stalled', 'stall-pw');
   await withServer(['--db', db, '--shutdown-timeout', '1'], async (s, raw) => {
     await startSlowLogin(raw, 'Stalled', 'stall-pw');
 
@@ -406,7 +407,7 @@ test('--shutdown-timeout 1: a request that never completes is cut off after abou
 for (const [first, second] of [['SIGTERM', 'SIGTERM'], ['SIGTERM', 'SIGINT']] as const) {
   test(`${first} then ${second} during the stop ends the process at once`, { timeout: 60_000 }, async () => {
     const db = pathJoin(tmp.dir, `twice-${second}.db`);
-    await addUser(db, 'Twice', 'twice-pw');
+    await seedPlayer(db, 'Twice', 'twice-pw');
     await withServer(['--db', db], async (s, raw) => {
       await startSlowLogin(raw, 'Twice', 'twice-pw');
 

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { addUser, runCli, RUNTIME, tempDir } from '../helpers/process.ts';
+import { runCli, RUNTIME, tempDir } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 
 const tmp = tempDir();
 let taken: Server;
@@ -45,7 +46,7 @@ describe('a start that fails', () => {
   // Rule: a database that was there before a failed start is never removed.
   test('keeps a database that was there before, whole', async () => {
     const db = join(tmp.dir, 'kept.db');
-    await addUser(db, 'Keeper', 'keeper-password');
+    await seedPlayer(db, 'Keeper', 'keeper-password');
     await failedStart(db);
     assert.ok(existsSync(db));
     const listed = await runCli(['user', 'list', '--db', db]);

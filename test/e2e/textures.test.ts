@@ -13,9 +13,10 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
-import { startServer, startServerOnFreePort, addUser, tempDir, runCli, fetchReply } from '../helpers/process.ts';
+import { startServer, startServerOnFreePort, tempDir, runCli, fetchReply } from '../helpers/process.ts';
 import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer, ProcResult, Reply } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { beforeIend, chunk, encodePng, padTo, randomPng, sha } from '../helpers/png.ts';
 import { assertFail, assertOk, login, join, withoutTimes } from './util.ts';
 
@@ -41,7 +42,7 @@ async function startPublic(args: string[]): Promise<[RunningServer, string]> {
 
 before(async () => {
   const names = ['Steve', 'Model', 'Shared1', 'Shared2', 'Swapper', 'Clean', 'Palette', 'Nothing', 'Edge', 'HdCli', 'Answers', 'Keyed', 'HdAdmin'];
-  const ids = await Promise.all(names.map((n) => addUser(db, n, `${n}-password`)));
+  const ids = await Promise.all(names.map((n) => seedPlayer(db, n, `${n}-password`)));
   names.forEach((n, i) => (uuids[n] = ids[i]!));
   [[main, mainPub], [hd], keyed] = await Promise.all([
     startPublic(['--admin-token', ADMIN]),
@@ -441,7 +442,7 @@ describe('serving textures', () => {
 describe('--public-url', () => {
   test('without it, while hosted textures exist, the server starts, warns once naming it, and answers without them', async () => {
     const own = pathJoin(tmp.dir, 'no-public.db');
-    await addUser(own, 'Lone', 'lone-password');
+    await seedPlayer(own, 'Lone', 'lone-password');
     /** The warn lines (level 40) of a log. */
     const warnings = (stdout: string): string[] =>
       stdout

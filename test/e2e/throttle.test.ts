@@ -12,8 +12,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join as pathJoin } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { startServer, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, tempDir } from '../helpers/process.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
+import { seed, seedPlayer } from '../helpers/players.ts';
 import { assertFail, assertOk, sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -29,13 +30,13 @@ let server: RunningServer;
 const DIRECT = ['--relay', '192.0.2.1'];
 
 before(async () => {
-  await Promise.all([
-    addUser(db, 'Guess', 'guess-pw'),
-    addUser(db, 'Twin', 'twin-password'),
-    addUser(db, 'Casey', 'casey-pw'),
-    addUser(db, 'Other', 'other-pw'),
-    addUser(db, 'Shared', 'shared-pw'),
-    addUser(db, 'Slow', 'slow-password'),
+  await seed(db, [
+    { name: 'Guess', password: 'guess-pw' },
+    { name: 'Twin', password: 'twin-password' },
+    { name: 'Casey', password: 'casey-pw' },
+    { name: 'Other', password: 'other-pw' },
+    { name: 'Shared', password: 'shared-pw' },
+    { name: 'Slow', password: 'slow-password' },
   ]);
   server = await startServer([...DIRECT, '--db', db]);
 });
@@ -200,7 +201,7 @@ describe('throttling', { concurrency: true }, () => {
       const file = pathJoin(dir.dir, 'restart.db');
       let s: RunningServer | undefined;
       try {
-        await addUser(file, 'Restart', 'restart-pw');
+        await seedPlayer(file, 'Restart', 'restart-pw');
         s = await startServer([...DIRECT, '--db', file]);
         await failTimes(s, 'Restart', 2);
         await s.stop();

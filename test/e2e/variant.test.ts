@@ -3,9 +3,10 @@
 // seen by a running server at once.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, runCli, addUser, tempDir } from '../helpers/process.ts';
+import { startServer, runCli, tempDir } from '../helpers/process.ts';
 import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 import { assertOk, login, join } from './util.ts';
 
 const tmp = tempDir();
@@ -54,7 +55,7 @@ async function expectOptional(s: RunningServer, name: string, expected: Optional
 
 before(async () => {
   const names = ['Plain', 'SlimSkin', 'ClassicSkin', 'DefaultSkin', 'CapeOnly', 'Everything', 'Changing'];
-  const uuids = await Promise.all(names.map((n) => addUser(db, n, PW)));
+  const uuids = await Promise.all(names.map((n) => seedPlayer(db, n, PW)));
   names.forEach((n, i) => (id[n] = uuids[i]!));
   await Promise.all([
     userSet('SlimSkin', '--skin-url', SKIN, '--slim'),

@@ -9,8 +9,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join as pathJoin } from 'node:path';
-import { addUser, childEnv, runCli, RUNTIME, serverCommand, startServer, tempDir, timedPost } from '../helpers/process.ts';
+import { childEnv, runCli, RUNTIME, serverCommand, startServer, tempDir, timedPost } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
+import { seedPlayer } from '../helpers/players.ts';
 
 const tmp = tempDir();
 after(() => tmp.cleanup());
@@ -42,7 +43,7 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
   let uuid = '';
 
   test('one listening line for the whole cluster, naming the workers', async () => {
-    uuid = await addUser(db, 'Walker', 'walk-password');
+    uuid = await seedPlayer(db, 'Walker', 'walk-password');
     s = await startServer(['--db', db, '--workers', '2']);
     assert.match(s.line, /listening on http:\/\/127\.0\.0\.1:\d+ \(1 user in .*workers\.db, 2 workers\)/, s.line);
     assert.equal(s.stdout().split('\n').filter((l) => l.includes('listening on')).length, 1, s.stdout());

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
-import { addUser, fetchReply, RUNTIME, runCli, startRaw, startServer, startServerOnFreePort, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
+import { fetchReply, RUNTIME, runCli, startRaw, startServer, startServerOnFreePort, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
+import { seed } from '../helpers/players.ts';
+import { offlineUuid } from '../../src/uuid.ts';
 import { randomPng } from '../helpers/png.ts';
 import { call } from '../helpers/call.ts';
 import { testDb } from '../helpers/test-db.ts';
@@ -88,9 +90,9 @@ const validate = async (accessToken: string, clientToken?: string): Promise<numb
 before(async () => {
   // The throttle's test guesses at names no player has: they are held alike, and cost no hash.
   const names = ['Steve', 'Alex', 'Plain', 'Locky', 'Renamed', 'Gone', 'Capped', 'Changer', 'Signer'];
-  // Added at once: a command each, each waiting on its own hash.
-  const added = await Promise.all(names.map((name) => addUser(db, name, PASSWORD, ['--offline-uuid'])));
-  ids = Object.fromEntries(names.map((name, i) => [name, added[i]!]));
+  // With their offline UUIDs, as `user add --offline-uuid` gives them.
+  const added = await seed(db, names.map((name) => ({ name, password: PASSWORD, uuid: offlineUuid(name) })));
+  ids = Object.fromEntries(added);
   const skin = joinPath(tmp.dir, 'skin.png');
   const cape = joinPath(tmp.dir, 'cape.png');
   writeFileSync(skin, randomPng(64, 64));

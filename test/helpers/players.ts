@@ -1,7 +1,15 @@
-// Players made through the admin API of a running server: far faster than a CLI process each.
+// Players for a test to work with: made through the admin API of a running server, or written
+// straight into its database where making them is not what the test is about.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { hashPassword } from '../../src/crypto/password.ts';
+import { openPostgresStore } from '../../src/postgres/connect.ts';
+import { isPostgresUrl } from '../../src/postgres/url.ts';
+import { parseUuid } from '../../src/uuid.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { User } from '../../src/store/store.ts';
 import { call } from './call.ts';
-import { startServer } from './process.ts';
 import { pool } from './pool.ts';
 
 /**
@@ -19,15 +27,82 @@ export async function addPlayers(port: number, admin: string, names: string[], p
   return uuids;
 }
 
-/** The admin token of the servers seedPlayers starts. */
-const SEED_TOKEN = 'seed-players-admin-token-0123';
-
-/** Creates players with one password in the database `db`, through a server started for that and stopped after; their UUIDs by name. */
-export async function seedPlayers(db: string, names: string[], password: string): Promise<Map<string, string>> {
-  const s = await startServer(['--db', db, '--admin-token', SEED_TOKEN]);
-  try {
-    return await addPlayers(s.port, SEED_TOKEN, names, password);
-  } finally {
-    await s.stop();
-  }
+/** A player to seed: with `uuid` (dashed or not), that one; else a random one. */
+export interface Seed {
+  name: string;
+  password: string;
+  uuid?: string;
 }
+
+/**
+ * The hash of each password seeded in this process, made once: every player seeded with a
+ * password shares it (one salt, a valid hash all the same), so that seeding 88 players costs one
+ * hash, not 88 (each 0.14 s of a core, which the tests around it wait for).
+ */
+const hashes = new Map<string, Promise<string>>();
+
+function hashOf(password: string): Promise<string> {
+  let hash = hashes.get(password);
+  if (hash === undefined) {
+    hash = hashPassword(password);
+    hashes.set(password, hash);
+  }
+  return hash;
+}
+
+/** The last seeding of this process: each waits for the one before (two opening one file at once would wait on each other's locks). */
+let seeding: Promise<unknown> = Promise.resolve();
+
+/**
+ * Creates `players` in the database `db` (a SQLite file, made if missing, or a PostgreSQL URL),
+ * through the store in this process, as an import stores them: for tests whose subject is not
+ * how players are made (that is the admin API's, the CLI's and the account page's tests). A
+ * server may be running on it: it sees them at its next request, as a node of several does.
+ * Their UUIDs (dashed) by name.
+ */
+export function seed(db: string, players: Seed[]): Promise<Map<string, string>> {
+  // Hashed at once, beside the seedings before it: only the writes wait for those.
+  const users = Promise.all(players.map(userOf));
+  const done = seeding.then(async () => write(db, await users));
+  seeding = done.catch(() => undefined);
+  return done;
+}
+
+async function userOf({ name, password, uuid }: Seed): Promise<User> {
+  return {
+    id: uuid === undefined ? randomUUID() : (parseUuid(uuid) ?? assert.fail(`not a UUID: ${uuid}`)),
+    name,
+    passwordHash: await hashOf(password),
+    skinUrl: null,
+    skinHash: null,
+    capeUrl: null,
+    capeHash: null,
+    isAlex: false,
+    createdAt: Date.now(),
+    lastLoginAt: null,
+    lockedAt: null,
+    lockReason: null,
+  };
+}
+
+async function write(db: string, users: User[]): Promise<Map<string, string>> {
+  const postgres = isPostgresUrl(db);
+  // A new file readable by its owner alone, as the server makes one (it warns of any other).
+  if (!postgres && !existsSync(db)) closeSync(openSync(db, 'wx', 0o600));
+  const store = postgres ? await openPostgresStore(db, {}, { serving: false }) : await openSqliteStore(db);
+  try {
+    const results = await store.createUsers(users, 'unless-taken');
+    assert.deepEqual(results.filter((r) => r !== 'created'), [], `seeding ${users.map((u) => u.name).join(', ')}: a name or UUID taken`);
+  } finally {
+    await store.close();
+  }
+  return new Map(users.map((u) => [u.name, u.id]));
+}
+
+/** Seeds players of one password (see seed). */
+export const seedPlayers = (db: string, names: string[], password: string): Promise<Map<string, string>> =>
+  seed(db, names.map((name) => ({ name, password })));
+
+/** Seeds one player (see seed); their UUID. */
+export const seedPlayer = async (db: string, name: string, password: string, uuid?: string): Promise<string> =>
+  (await seed(db, [{ name, password, uuid }])).get(name)!;
