@@ -2,15 +2,12 @@
 // straight into its database where making them is not what the test is about.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, openSync } from 'node:fs';
 import { hashPassword } from '../../src/crypto/password.ts';
-import { openPostgresStore } from '../../src/postgres/connect.ts';
-import { isPostgresUrl } from '../../src/postgres/url.ts';
 import { parseUuid } from '../../src/uuid.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { User } from '../../src/store/store.ts';
 import { call } from './call.ts';
 import { pool } from './pool.ts';
+import { withStore } from './store.ts';
 
 /**
  * Creates players with one password through the admin API (the server runs with --admin-token
@@ -50,9 +47,6 @@ function hashOf(password: string): Promise<string> {
   return hash;
 }
 
-/** The last seeding of this process: each waits for the one before (two opening one file at once would wait on each other's locks). */
-let seeding: Promise<unknown> = Promise.resolve();
-
 /**
  * Creates `players` in the database `db` (a SQLite file, made if missing, or a PostgreSQL URL),
  * through the store in this process, as an import stores them: for tests whose subject is not
@@ -60,12 +54,11 @@ let seeding: Promise<unknown> = Promise.resolve();
  * server may be running on it: it sees them at its next request, as a node of several does.
  * Their UUIDs (dashed) by name.
  */
-export function seed(db: string, players: Seed[]): Promise<Map<string, string>> {
-  // Hashed at once, beside the seedings before it: only the writes wait for those.
-  const users = Promise.all(players.map(userOf));
-  const done = seeding.then(async () => write(db, await users));
-  seeding = done.catch(() => undefined);
-  return done;
+export async function seed(db: string, players: Seed[]): Promise<Map<string, string>> {
+  const users = await Promise.all(players.map(userOf));
+  const results = await withStore(db, (store) => store.createUsers(users, 'unless-taken'));
+  assert.deepEqual(results.filter((r) => r !== 'created'), [], `seeding ${users.map((u) => u.name).join(', ')}: a name or UUID taken`);
+  return new Map(users.map((u) => [u.name, u.id]));
 }
 
 async function userOf({ name, password, uuid }: Seed): Promise<User> {
@@ -83,20 +76,6 @@ async function userOf({ name, password, uuid }: Seed): Promise<User> {
     lockedAt: null,
     lockReason: null,
   };
-}
-
-async function write(db: string, users: User[]): Promise<Map<string, string>> {
-  const postgres = isPostgresUrl(db);
-  // A new file readable by its owner alone, as the server makes one (it warns of any other).
-  if (!postgres && !existsSync(db)) closeSync(openSync(db, 'wx', 0o600));
-  const store = postgres ? await openPostgresStore(db, {}, { serving: false }) : await openSqliteStore(db);
-  try {
-    const results = await store.createUsers(users, 'unless-taken');
-    assert.deepEqual(results.filter((r) => r !== 'created'), [], `seeding ${users.map((u) => u.name).join(', ')}: a name or UUID taken`);
-  } finally {
-    await store.close();
-  }
-  return new Map(users.map((u) => [u.name, u.id]));
 }
 
 /** Seeds players of one password (see seed). */
