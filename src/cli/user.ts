@@ -30,7 +30,7 @@ refuses a player or value; a malformed command line is refused before any databa
       sets or clears the player's textures and arm model
   user skin NAME FILE.png [--slim | --classic] [--hd-textures]
   user cape NAME FILE.png [--hd-textures]
-      stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{sha256});
+      stores a PNG as the player's hosted skin or cape (served at {--public-url}{base}/textures/{hash});
       warns when no public URL is set in the environment or config file
   user reset-link NAME
       prints a one-time link to the account page that sets a new password (the code alone

@@ -1,4 +1,4 @@
-// GET/HEAD {base}/textures/{sha256}: hosted skins and capes, open to every game client and
+// GET/HEAD {base}/textures/{hash}: hosted skins and capes, open to every game client and
 // cached for good (a hash names one image forever).
 import type { IncomingMessage } from 'node:http';
 import type { Area } from '../http/app.ts';

@@ -17,7 +17,7 @@ export interface HostedUpload {
 
 /**
  * Stores an uploaded skin or cape for the player (by name or UUID): a real PNG of the right size,
- * kept with its image chunks only and addressed by the SHA-256 of what is kept.
+ * kept with its image chunks only and addressed by the texture hash of its pixels.
  */
 export async function setHostedTexture(service: Service, who: string, upload: HostedUpload): Promise<User> {
   const texture = readTexture(upload.kind, upload.bytes, upload.hd);

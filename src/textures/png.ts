@@ -15,6 +15,9 @@ export interface Png {
   depth: number;
   colour: number;
   interlace: number;
+  /** PLTE's and tRNS's data, where the image has them. */
+  palette?: Buffer;
+  transparency?: Buffer;
   /** The data of every IDAT chunk, joined: one zlib stream (section 10.1). */
   imageData: Buffer;
   /** The image again, with only the kept chunks. */
@@ -61,7 +64,8 @@ export function readPng(data: Buffer): Png {
   let width = 0;
   let height = 0;
   let header = data.subarray(0, 0);
-  let sawPalette = false;
+  let palette: Buffer | undefined;
+  let transparency: Buffer | undefined;
   let sawData = false;
   for (let at = 8, index = 0; ; index++) {
     if (at + 12 > data.length) throw new PngError('the PNG file is truncated');
@@ -80,8 +84,10 @@ export function readPng(data: Buffer): Png {
       checkHeader(header);
     } else if (type === 'IHDR') throw new PngError('the PNG file has a second IHDR');
     // A palette image needs its PLTE before the image data (sections 5.6 and 11.2.3).
-    if (type === 'IDAT' && header[1] === 3 && !sawPalette) throw new PngError('the PNG palette image has no PLTE chunk before its image data');
-    sawPalette ||= type === 'PLTE';
+    if (type === 'IDAT' && header[1] === 3 && !palette) throw new PngError('the PNG palette image has no PLTE chunk before its image data');
+    // The first of each, before the image data, as the specification places them (section 5.6).
+    if (type === 'PLTE' && !sawData) palette ??= data.subarray(at + 8, end - 4);
+    if (type === 'tRNS' && !sawData) transparency ??= data.subarray(at + 8, end - 4);
     if (type === 'IDAT') idat.push(data.subarray(at + 8, end - 4));
     if (KEPT.has(type)) kept.push(data.subarray(at, end));
     // A critical chunk (upper-case first letter) that a decoder must understand, and we do not.
@@ -92,7 +98,8 @@ export function readPng(data: Buffer): Png {
       if (at !== data.length) throw new PngError('the PNG file has data after IEND');
       if (!sawData) throw new PngError('the PNG file has no image data');
       const [depth, colour, , , interlace] = header;
-      return { width, height, depth: depth!, colour: colour!, interlace: interlace!, imageData: Buffer.concat(idat), bytes: Buffer.concat(kept) };
+      const image = { width, height, depth: depth!, colour: colour!, interlace: interlace!, imageData: Buffer.concat(idat), bytes: Buffer.concat(kept) };
+      return { ...image, ...(palette && { palette }), ...(transparency && { transparency }) };
     }
   }
 }
@@ -108,34 +115,44 @@ const ADAM7 = [
   [1, 0, 2, 1],
 ] as const;
 
-/** One (reduced) image's scanlines: its Adam7 pass (1 to 7; 0 when not interlaced), how many, and the bytes of each after its filter byte. */
-interface Pass {
+/**
+ * One (reduced) image's scanlines: its Adam7 pass (1 to 7; 0 when not interlaced), how many, the
+ * bytes of each after its filter byte, and where its pixels lie in the whole image (first row and
+ * column, row and column steps).
+ */
+export interface Pass {
   pass: number;
   rows: number;
+  cols: number;
   rowBytes: number;
+  place: readonly [number, number, number, number];
 }
 
+/** Bits a pixel takes in the scanlines. */
+export const bitsPerPixel = (png: Png): number => png.depth * CHANNELS[png.colour]!;
+
 /** The scanlines the header implies: one image, or Adam7's seven, skipping the empty ones (section 8.2). */
-function passes(png: Png): Pass[] {
-  const bitsPerPixel = png.depth * CHANNELS[png.colour]!;
+export function passes(png: Png): Pass[] {
   // Section 7.2: a scanline holds whole bytes, its last one padded.
-  const rowBytes = (cols: number): number => Math.ceil((cols * bitsPerPixel) / 8);
-  if (png.interlace === 0) return [{ pass: 0, rows: png.height, rowBytes: rowBytes(png.width) }];
+  const rowBytes = (cols: number): number => Math.ceil((cols * bitsPerPixel(png)) / 8);
+  if (png.interlace === 0) return [{ pass: 0, rows: png.height, cols: png.width, rowBytes: rowBytes(png.width), place: [0, 0, 1, 1] }];
   const out: Pass[] = [];
-  ADAM7.forEach(([row, col, rowStep, colStep], index) => {
+  ADAM7.forEach((place, index) => {
+    const [row, col, rowStep, colStep] = place;
     const rows = Math.ceil(Math.max(0, png.height - row) / rowStep);
     const cols = Math.ceil(Math.max(0, png.width - col) / colStep);
-    if (rows > 0 && cols > 0) out.push({ pass: index + 1, rows, rowBytes: rowBytes(cols) });
+    if (rows > 0 && cols > 0) out.push({ pass: index + 1, rows, cols, rowBytes: rowBytes(cols), place });
   });
   return out;
 }
 
 /**
  * Inflates the image data and checks it is exactly the scanlines the header implies, each with a
- * known filter type. Never allocates more than that size, so call it only once the width and
- * height have passed the texture size check; past MAX_IMAGE_DATA_BYTES it refuses unread anyway.
+ * known filter type; returns them, still filtered. Never allocates more than that size, so call it
+ * only once the width and height have passed the texture size check; past MAX_IMAGE_DATA_BYTES it
+ * refuses unread anyway.
  */
-export function checkImageData(png: Png): void {
+export function checkImageData(png: Png): Buffer {
   const scanlines = passes(png);
   const expected = scanlines.reduce((sum, p) => sum + p.rows * (1 + p.rowBytes), 0);
   if (expected > MAX_IMAGE_DATA_BYTES) throw new PngError(`the PNG image is too big to decode (${expected} bytes)`);
@@ -161,4 +178,5 @@ export function checkImageData(png: Png): void {
       if (filter > 4) throw new PngError(`the PNG image row ${row + 1}${pass ? ` of pass ${pass}` : ''} has an unknown filter type ${filter}`);
     }
   }
+  return pixels;
 }

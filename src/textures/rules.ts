@@ -1,6 +1,6 @@
 // What the game accepts as a skin or a cape, and how big an upload may be.
-import { createHash } from 'node:crypto';
 import { MAX_HD_SCALE, MAX_TEXTURE_BYTES } from './limits.ts';
+import { decodePixels, textureHash } from './pixels.ts';
 import { checkImageData, PngError, readPng } from './png.ts';
 
 export type TextureKind = 'skin' | 'cape';
@@ -24,8 +24,8 @@ export function uploadSizeProblem(bytes: number): string | undefined {
 }
 
 /**
- * What to keep of an upload (its image chunks only) and the SHA-256 that names it, or what is
- * wrong with it: a real PNG of the game's sizes whose image data decodes.
+ * What to keep of an upload (its image chunks only) and the texture hash of its pixels that names
+ * it, or what is wrong with it: a real PNG of the game's sizes whose image data decodes.
  */
 export function readTexture(kind: TextureKind, bytes: Buffer, hd: boolean): { hash: string; png: Buffer } | { problem: string } {
   const tooBig = uploadSizeProblem(bytes.length);
@@ -35,8 +35,8 @@ export function readTexture(kind: TextureKind, bytes: Buffer, hd: boolean): { ha
     const wrongSize = textureSizeProblem(kind, png.width, png.height, hd);
     if (wrongSize) return { problem: wrongSize };
     // Only now: the size check bounds what inflating the image data may allocate.
-    checkImageData(png);
-    return { hash: createHash('sha256').update(png.bytes).digest('hex'), png: png.bytes };
+    const pixels = decodePixels(png, checkImageData(png));
+    return { hash: textureHash(png.width, png.height, pixels), png: png.bytes };
   } catch (err) {
     if (err instanceof PngError) return { problem: `${kind}: ${err.message}` };
     throw err;

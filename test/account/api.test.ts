@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { resolveServeConfig } from '../../src/cli/options.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
 import { createMemoryStore } from '../../src/memory/store.ts';
-import { encodePng, sha } from '../helpers/png.ts';
+import { encodePng, textureName } from '../helpers/png.ts';
 import { silentLog } from '../helpers/log.ts';
 
 const ADMIN = 'account-admin-token-0123456789';
@@ -82,7 +82,7 @@ describe('account API', () => {
     const { accessToken } = (await call('POST', '/account/register', { name: 'Skinner', password: 'skinner-password', invite: code })).json.result;
     const skin = encodePng(64, 64, { seed: 5 });
     const me = (await call('PUT', '/account/skin?model=slim', skin, bearer(accessToken))).json.result;
-    assert.deepEqual([me.skinUrl, me.isAlex], [`https://auth.example/mc/textures/${sha(skin)}`, true]);
+    assert.deepEqual([me.skinUrl, me.isAlex], [`https://auth.example/mc/textures/${textureName(skin)}`, true]);
     assert.equal((await call('PUT', '/account/cape', encodePng(64, 32), bearer(accessToken))).json.result.capeUrl?.length > 0, true);
     assert.equal((await call('DELETE', '/account/skin', undefined, bearer(accessToken))).json.result.skinUrl, null);
     assert.equal((await call('DELETE', '/account/cape', undefined, bearer(accessToken))).json.result.capeUrl, null);

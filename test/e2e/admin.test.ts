@@ -13,7 +13,7 @@ import { request } from 'node:http';
 import { startServer, startServerOnFreePort, tempDir, runCli, fetchReply } from '../helpers/process.ts';
 import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer, Reply } from '../helpers/process.ts';
-import { beforeIend, chunk, encodePng, padTo, randomPng, sha } from '../helpers/png.ts';
+import { beforeIend, chunk, encodePng, padTo, randomPng, textureName } from '../helpers/png.ts';
 import { UUID_DASHED, adminBodyWithoutTimes, assertFail, assertOk, undash, withoutTimes } from './util.ts';
 
 const tmp = tempDir();
@@ -338,13 +338,13 @@ describe('players', () => {
     assertOk(await call(admin, 'PUT', '/admin/users/Doomed/skin', { body: skin }));
     const token = await loginToken('Doomed');
     assert.equal(await joins(token, made.uuid), true);
-    assert.deepEqual(assertOk(await call(admin, 'DELETE', '/admin/users/dOOMED')), view('Doomed', made.uuid, { skinUrl: `${pub}/textures/${sha(skin)}` }));
+    assert.deepEqual(assertOk(await call(admin, 'DELETE', '/admin/users/dOOMED')), view('Doomed', made.uuid, { skinUrl: `${pub}/textures/${textureName(skin)}` }));
     assert.equal(await joins(token, made.uuid), false);
     assertFail(await call(admin, 'GET', '/admin/users/Doomed'), 404, 'No player named "Doomed"');
     assertFail(await game('/auth', { login: 'Doomed', password: 'Doomed-password' }), 401, 'Wrong login or password');
     assertFail(await game('/hasJoined', { username: 'Doomed', serverID: 'admin-test-server' }), 404, 'Player has not joined this server');
     assertFail(await call(admin, 'DELETE', '/admin/users/Doomed'), 404, 'No player named "Doomed"');
-    assert.equal(await textureStatus(sha(skin)), 404, 'the skin no one wears is gone');
+    assert.equal(await textureStatus(textureName(skin)), 404, 'the skin no one wears is gone');
     // By UUID, undashed.
     const other = await create('Doomed2');
     assert.equal(assertOk(await call(admin, 'DELETE', `/admin/users/${undash(other.uuid)}`)).name, 'Doomed2');
@@ -394,7 +394,7 @@ describe('hosted skins and capes', () => {
 
   test('PUT .../skin and .../cape store the PNG; ?model is optional and the model stays when left out', async () => {
     skinner = await create('Skinner');
-    const url = (png: Buffer): string => `${pub}/textures/${sha(png)}`;
+    const url = (png: Buffer): string => `${pub}/textures/${textureName(png)}`;
     // No Content-Type, no model: classic for a first skin.
     assert.deepEqual(assertOk(await call(admin, 'PUT', '/admin/users/Skinner/skin', { body: skins[0] })), view('Skinner', skinner.uuid, { skinUrl: url(skins[0]!) }));
     const served = await fetch(url(skins[0]!));
@@ -403,7 +403,7 @@ describe('hosted skins and capes', () => {
     const put = (path: string, png: Buffer, type?: string): Promise<Reply> =>
       call(admin, 'PUT', path, { body: png, headers: type === undefined ? {} : { 'content-type': type } });
     assert.deepEqual(assertOk(await put('/admin/users/skinner/skin?model=slim', skins[1]!, 'image/png')), view('Skinner', skinner.uuid, { isAlex: true, skinUrl: url(skins[1]!) }));
-    assert.equal(await textureStatus(sha(skins[0]!)), 404, 'the replaced skin is gone');
+    assert.equal(await textureStatus(textureName(skins[0]!)), 404, 'the replaced skin is gone');
     assert.deepEqual(assertOk(await put(`/admin/users/${skinner.uuid}/skin`, skins[2]!, 'IMAGE/PNG')), view('Skinner', skinner.uuid, { isAlex: true, skinUrl: url(skins[2]!) }));
     assert.deepEqual(assertOk(await put('/admin/users/Skinner/skin?model=classic', skins[3]!)), view('Skinner', skinner.uuid, { skinUrl: url(skins[3]!) }));
     assert.deepEqual(assertOk(await put('/admin/users/Skinner/skin', skins[3]!)), view('Skinner', skinner.uuid, { skinUrl: url(skins[3]!) }), 'classic stays');
@@ -455,7 +455,7 @@ describe('hosted skins and capes', () => {
       assertFail(r, status, message);
     }
     assert.deepEqual(assertOk(await call(admin, 'GET', '/admin/users/Skinner')), before, 'a refused upload changed the player');
-    for (const png of [good, encodePng(128, 128), encodePng(100, 100), encodePng(64, 64)]) assert.equal(await textureStatus(sha(png)), 404, 'a refused image is stored');
+    for (const png of [good, encodePng(128, 128), encodePng(100, 100), encodePng(64, 64)]) assert.equal(await textureStatus(textureName(png)), 404, 'a refused image is stored');
   });
 
   test('uploads: over 1 MiB is 413; over the 64 KiB JSON limit and up to 1 MiB is accepted', async () => {
@@ -473,8 +473,8 @@ describe('hosted skins and capes', () => {
     // 1 MiB exactly, and 300 KiB: stored without the padding.
     for (const size of [MiB, 300 * 1024]) {
       const png = encodePng(64, 64, { seed: size });
-      assert.equal(assertOk(await call(admin, 'PUT', '/admin/users/Skinner/skin', { body: padTo(png, size) })).skinUrl, `${pub}/textures/${sha(png)}`);
-      assert.ok(Buffer.from(await (await fetch(`${pub}/textures/${sha(png)}`)).arrayBuffer()).equals(png));
+      assert.equal(assertOk(await call(admin, 'PUT', '/admin/users/Skinner/skin', { body: padTo(png, size) })).skinUrl, `${pub}/textures/${textureName(png)}`);
+      assert.ok(Buffer.from(await (await fetch(`${pub}/textures/${textureName(png)}`)).arrayBuffer()).equals(png));
     }
     // Real pixels that do not compress, on the --hd-textures server: a 256×256 skin (about 257 KiB) is
     // stored and served byte for byte; a 512×512 one is over 1 MiB as received.
@@ -482,13 +482,13 @@ describe('hosted skins and capes', () => {
     const big = randomPng(256, 256);
     assert.ok(big.length > 64 * 1024 && big.length < MiB, `size ${big.length}`);
     const stored = assertOk(await call(envAdmin, 'PUT', '/mc/admin/users/HdSkinner/skin?model=slim', { body: big, headers: { 'content-type': 'image/png' } }));
-    assert.deepEqual(stored, view('HdSkinner', hdUser.uuid, { isAlex: true, skinUrl: `https://cdn.example.org/mc/textures/${sha(big)}` }));
-    const served = await fetch(`${envAdmin.url}/mc/textures/${sha(big)}`);
+    assert.deepEqual(stored, view('HdSkinner', hdUser.uuid, { isAlex: true, skinUrl: `https://cdn.example.org/mc/textures/${textureName(big)}` }));
+    const served = await fetch(`${envAdmin.url}/mc/textures/${textureName(big)}`);
     assert.ok(Buffer.from(await served.arrayBuffer()).equals(big));
     const huge = randomPng(512, 512);
     assert.ok(huge.length > MiB, `size ${huge.length}`);
     assertFail(await call(envAdmin, 'PUT', '/mc/admin/users/HdSkinner/skin', { body: huge }), 413, `Request body is larger than ${MiB} bytes`);
-    assert.equal(await textureStatus(sha(huge), envAdmin, '/mc'), 404);
+    assert.equal(await textureStatus(textureName(huge), envAdmin, '/mc'), 404);
   });
 
   test('DELETE .../skin and .../cape clear them; a texture no one wears is gone', async () => {
@@ -514,7 +514,7 @@ describe('hosted skins and capes', () => {
     assertOk(await call(admin, 'PUT', '/admin/users/Patcher/skin', { body: hosted }));
     const ext = { skinUrl: 'https://cdn.example.org/s.png', capeUrl: 'https://cdn.example.org/c.png' };
     assert.deepEqual(assertOk(await call(admin, 'PATCH', '/admin/users/patcher', { body: { skinUrl: ext.skinUrl, isAlex: true } })), view('Patcher', made.uuid, { isAlex: true, skinUrl: ext.skinUrl }));
-    assert.equal(await textureStatus(sha(hosted)), 404, 'the hosted skin it replaced is gone');
+    assert.equal(await textureStatus(textureName(hosted)), 404, 'the hosted skin it replaced is gone');
     assert.deepEqual(assertOk(await call(admin, 'PATCH', `/admin/users/${made.uuid}`, { body: { capeUrl: ext.capeUrl } })), view('Patcher', made.uuid, { isAlex: true, ...ext }));
     const auth = assertOk(await game('/auth', { login: 'Patcher', password: 'Patcher-password' }));
     assert.deepEqual([auth.skinUrl, auth.capeUrl, auth.isAlex], [ext.skinUrl, ext.capeUrl, true]);
@@ -551,7 +551,7 @@ describe('hosted skins and capes', () => {
     const png = encodePng(64, 64, { seed: 350 });
     assertFail(await call(noUrl, 'PUT', '/admin/users/NoUrl/skin', { body: png }), 409, 'Hosted textures need the server to run with --public-url');
     assertFail(await call(noUrl, 'PUT', '/admin/users/NoUrl/cape', { body: encodePng(64, 32) }), 409, 'Hosted textures need the server to run with --public-url');
-    assert.equal(await textureStatus(sha(png), noUrl), 404);
+    assert.equal(await textureStatus(textureName(png), noUrl), 404);
     assert.deepEqual(assertOk(await call(noUrl, 'PATCH', '/admin/users/NoUrl', { body: { skinUrl: 'https://cdn.example.org/n.png' } })), view('NoUrl', made.uuid, { skinUrl: 'https://cdn.example.org/n.png' }));
   });
 });
@@ -561,7 +561,7 @@ describe('done when', () => {
     const skin = encodePng(64, 64, { seed: 400 }); // image chunks only: stored as uploaded
     const hero = assertOk(await call(admin, 'POST', '/admin/users', { body: { name: 'Hero', password: 'hero-secret' } }));
     const uploaded = assertOk(await call(admin, 'PUT', `/admin/users/${hero.uuid}/skin?model=slim`, { body: skin, headers: { 'content-type': 'image/png' } }));
-    const expectedUrl = `${pub}/textures/${sha(skin)}`;
+    const expectedUrl = `${pub}/textures/${textureName(skin)}`;
     assert.equal(uploaded.skinUrl, expectedUrl);
     const auth = assertOk(await game('/auth', { login: 'Hero', password: 'hero-secret' }));
     assert.deepEqual({ ...auth, accessToken: '' }, { username: 'Hero', userUUID: hero.uuid, accessToken: '', isAlex: true, skinUrl: expectedUrl });
@@ -574,6 +574,6 @@ describe('done when', () => {
     assert.equal(res.headers.get('content-type'), 'image/png');
     const bytes = Buffer.from(await (await fetch(joined.skinUrl)).arrayBuffer());
     assert.ok(bytes.equals(skin), 'the served PNG is not the uploaded one');
-    assert.equal(sha(bytes), joined.skinUrl.slice(-64));
+    assert.equal(textureName(bytes), joined.skinUrl.slice(-64));
   });
 });

@@ -7,7 +7,6 @@
 // database's password in no output. Without PostgreSQL on the machine the copies skip, saying so.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -16,7 +15,7 @@ import { runCli, startServerOnFreePort, tempDir, type ProcResult, type RunningSe
 import { call } from '../helpers/call.ts';
 import { addPlayers } from '../helpers/players.ts';
 import { TABLES as COPIED } from '../../src/postgres/copy.ts';
-import { encodePng } from '../helpers/png.ts';
+import { encodePng, textureName } from '../helpers/png.ts';
 
 const ADMIN = 'copy-admin-token-0123456';
 const PW = 'player-Pass-5Rt8';
@@ -25,7 +24,6 @@ const TABLES = ['textures', 'users', 'tokens', 'joins', 'invites', 'reset_codes'
 /** Failed-login rows put straight into PostgreSQL, so that a copy takes several batches and reports progress within a table. */
 const FILLER = 25_000;
 
-const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /** Every output of the test's processes, searched for the database's password at the end. */
 const outputs: string[] = [];
@@ -159,8 +157,8 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
       assert.deepEqual([locked.status, locked.body.error], [403, 'This account is locked: griefing']);
 
       const carol = await call(s.port, '/profile', { body: { userUUID: uuids.get('Carol') } });
-      assert.deepEqual([carol.body.result?.skinUrl, carol.body.result?.isAlex], [`${s.url}/textures/${sha256(skin)}`, true], JSON.stringify(carol.body));
-      const download = await fetch(`${s.url}/textures/${sha256(skin)}`);
+      assert.deepEqual([carol.body.result?.skinUrl, carol.body.result?.isAlex], [`${s.url}/textures/${textureName(skin)}`, true], JSON.stringify(carol.body));
+      const download = await fetch(`${s.url}/textures/${textureName(skin)}`);
       assert.equal(download.status, 200);
       assert.deepEqual(Buffer.from(await download.arrayBuffer()), skin);
 
@@ -189,7 +187,7 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
     const bob = await cli(['user', 'show', 'Bob', '--db', back]);
     assert.match(bob.stdout, /^lock: +locked since .*: griefing$/m, bob.stdout);
     const carol = await cli(['user', 'show', 'Carol', '--db', back]);
-    assert.match(carol.stdout, new RegExp(`^skin: +hosted ${sha256(skin)} \\(slim\\)$`, 'm'), carol.stdout);
+    assert.match(carol.stdout, new RegExp(`^skin: +hosted ${textureName(skin)} \\(slim\\)$`, 'm'), carol.stdout);
 
     second = await cluster.newDatabase('second');
     // The password from PGPASSWORD here, not the URL.

@@ -1,12 +1,12 @@
 // Hosted skins and capes: `user skin` / `user cape` store a real PNG of the right size (64×64 or
 // 64×32 skins, 64×32 capes, whole multiples only with --hd-textures, at most 1 MiB as received)
 // and refuse anything else with exit status 1 and a message that says what is wrong. Only the
-// image chunks are kept (no tEXt, no time, no other metadata) before hashing; one image worn by
-// several players is stored once, and removed when no one wears it. The model flag is optional.
-// Textures are served at GET/HEAD {base}/textures/{sha256} with an ETag, immutable caching and
-// 304s, open to game clients even with --api-key; answers carry {--public-url}{base}/textures/
-// {sha256}; a server without --public-url while hosted textures exist starts, says so in one
-// warning, and leaves them out of its answers.
+// image chunks are kept (no tEXt, no time, no other metadata), named by the texture hash of their
+// pixels; one image worn by several players is stored once, and removed when no one wears it. The
+// model flag is optional. Textures are served at GET/HEAD {base}/textures/{hash} with an ETag,
+// immutable caching and 304s, open to game clients even with --api-key; answers carry
+// {--public-url}{base}/textures/{hash}; a server without --public-url while hosted textures exist
+// starts, says so in one warning, and leaves them out of its answers.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,8 @@ import { startServer, startServerOnFreePort, tempDir, runCli, fetchReply } from 
 import { testDb } from '../helpers/test-db.ts';
 import type { RunningServer, ProcResult, Reply } from '../helpers/process.ts';
 import { seedPlayer } from '../helpers/players.ts';
-import { beforeIend, chunk, encodePng, padTo, randomPng, sha } from '../helpers/png.ts';
+import { beforeIend, chunk, encodePng, padTo, pixelsPng, randomPng, sha, specHash, textureName } from '../helpers/png.ts';
+import { withStore } from '../helpers/store.ts';
 import { assertFail, assertOk, login, join, withoutTimes } from './util.ts';
 
 const tmp = tempDir();
@@ -41,7 +42,7 @@ async function startPublic(args: string[]): Promise<[RunningServer, string]> {
 }
 
 before(async () => {
-  const names = ['Steve', 'Model', 'Shared1', 'Shared2', 'Swapper', 'Clean', 'Palette', 'Nothing', 'Edge', 'HdCli', 'Answers', 'Keyed', 'HdAdmin'];
+  const names = ['Steve', 'Model', 'Shared1', 'Shared2', 'Swapper', 'Clean', 'Palette', 'Nothing', 'Edge', 'HdCli', 'Answers', 'Keyed', 'HdAdmin', 'Recoded1', 'Recoded2', 'Legacy'];
   const ids = await Promise.all(names.map((n) => seedPlayer(db, n, `${n}-password`)));
   names.forEach((n, i) => (uuids[n] = ids[i]!));
   [[main, mainPub], [hd], keyed] = await Promise.all([
@@ -165,19 +166,19 @@ const JPEG = Buffer.concat([
 ]);
 
 describe('user skin and user cape', () => {
-  test('a valid skin and cape are stored and the answers carry {public-url}/textures/{sha256}', async () => {
+  test('a valid skin and cape are stored and the answers carry {public-url}/textures/{hash}', async () => {
     const skin = encodePng(64, 64, { seed: 1 });
     const cape = encodePng(64, 32, { seed: 2 });
     assertDone(await user('skin', 'Steve', file(skin)), 'user skin');
     assertDone(await user('cape', 'steve', file(cape)), 'user cape (name in another case)');
     const p = await profile('Steve');
-    assert.deepEqual(p, { username: 'Steve', isAlex: false, skinUrl: `${mainPub}/textures/${sha(skin)}`, capeUrl: `${mainPub}/textures/${sha(cape)}` });
-    await assertServed(sha(skin), skin, 'skin');
-    await assertServed(sha(cape), cape, 'cape');
+    assert.deepEqual(p, { username: 'Steve', isAlex: false, skinUrl: `${mainPub}/textures/${textureName(skin)}`, capeUrl: `${mainPub}/textures/${textureName(cape)}` });
+    await assertServed(textureName(skin), skin, 'skin');
+    await assertServed(textureName(cape), cape, 'cape');
     // The older 64×32 skin format is a skin too.
     const old = encodePng(64, 32, { seed: 3 });
     assertDone(await user('skin', 'Steve', file(old)), 'a 64×32 skin');
-    assert.equal((await profile('Steve')).skinUrl, `${mainPub}/textures/${sha(old)}`);
+    assert.equal((await profile('Steve')).skinUrl, `${mainPub}/textures/${textureName(old)}`);
   });
 
   test('--slim and --classic are optional: left out, the model stays (classic for a first skin)', async () => {
@@ -198,7 +199,7 @@ describe('user skin and user cape', () => {
     assert.equal(await model(), true);
     const both = await user('skin', 'Model', file(encodePng(64, 64, { seed: 16 })), '--slim', '--classic');
     assert.equal(both.code, 2, `--slim with --classic: exit ${both.code}\n${both.stderr}`);
-    assert.equal((await profile('Model')).skinUrl, `${mainPub}/textures/${sha(encodePng(64, 64, { seed: 14 }))}`, 'the refused command changed the skin');
+    assert.equal((await profile('Model')).skinUrl, `${mainPub}/textures/${textureName(encodePng(64, 64, { seed: 14 }))}`, 'the refused command changed the skin');
   });
 
   test('refusals exit 1 with a message that says what is wrong, and store nothing', async () => {
@@ -230,14 +231,14 @@ describe('user skin and user cape', () => {
     cases.forEach(([what, , message], i) => assertRefused(results[i]!, message, what));
     // Nothing was stored for anyone: the player has no textures, and none of the images is served.
     assert.deepEqual(await profile('Nothing'), { username: 'Nothing' });
-    for (const png of [good, over, encodePng(128, 128), encodePng(100, 100), encodePng(64, 64)]) await assertGone(sha(png), 'a refused image');
+    for (const png of [good, over, encodePng(128, 128), encodePng(100, 100), encodePng(64, 64)]) await assertGone(textureName(png), 'a refused image');
   });
 
   test('exactly 1 MiB as received is accepted; the limit counts the upload before metadata is dropped', async () => {
     const image = encodePng(64, 64, { seed: 30 });
     assertDone(await user('skin', 'Edge', file(padTo(image, MiB))), '1 MiB exactly');
-    assert.equal((await profile('Edge')).skinUrl, `${mainPub}/textures/${sha(image)}`);
-    await assertServed(sha(image), image, 'the image without its padding');
+    assert.equal((await profile('Edge')).skinUrl, `${mainPub}/textures/${textureName(image)}`);
+    await assertServed(textureName(image), image, 'the image without its padding');
   });
 
   test('a 128×128 skin and a 128×64 cape are accepted with --hd-textures', async () => {
@@ -246,9 +247,9 @@ describe('user skin and user cape', () => {
     assertDone(await user('skin', 'HdCli', file(skin), '--hd-textures'), 'HD skin');
     assertDone(await user('cape', 'HdCli', file(cape), '--hd-textures'), 'HD cape');
     const p = await profile('HdCli');
-    assert.equal(p.skinUrl, `${mainPub}/textures/${sha(skin)}`);
-    assert.equal(p.capeUrl, `${mainPub}/textures/${sha(cape)}`);
-    await assertServed(sha(skin), skin, 'HD skin');
+    assert.equal(p.skinUrl, `${mainPub}/textures/${textureName(skin)}`);
+    assert.equal(p.capeUrl, `${mainPub}/textures/${textureName(cape)}`);
+    await assertServed(textureName(skin), skin, 'HD skin');
   });
 
   test('a PNG with tEXt (and other metadata) is served without it, as a valid PNG of the image chunks', async () => {
@@ -262,7 +263,7 @@ describe('user skin and user cape', () => {
     assert.ok(uploaded.includes('tEXt') && uploaded.includes(secret));
     assertDone(await user('skin', 'Clean', file(uploaded)), 'user skin');
     const url = (await profile('Clean')).skinUrl as string;
-    assert.equal(url, `${mainPub}/textures/${sha(image)}`, 'the hash is of the image chunks only');
+    assert.equal(url, `${mainPub}/textures/${textureName(image)}`, 'named by its pixels, whatever chunks came with them');
     const served = await getTexture(url);
     assert.equal(served.status, 200);
     for (const gone of ['tEXt', 'iTXt', 'tIME', 'pHYs', secret, 'Comment', 'Author', 'Title']) {
@@ -270,14 +271,14 @@ describe('user skin and user cape', () => {
     }
     assert.deepEqual(checkPng(served.bytes), ['IHDR', 'IDAT', 'IEND']);
     assert.ok(served.bytes.equals(image));
-    assert.equal(sha(served.bytes), url.slice(-64));
+    assert.equal(textureName(served.bytes), url.slice(-64));
   });
 
   test('PLTE and tRNS are kept: a palette skin comes back as uploaded', async () => {
     const png = palettePng(64, 64);
     assertDone(await user('skin', 'Palette', file(png)), 'palette skin');
     const url = (await profile('Palette')).skinUrl as string;
-    assert.equal(url, `${mainPub}/textures/${sha(png)}`);
+    assert.equal(url, `${mainPub}/textures/${textureName(png)}`);
     const served = await getTexture(url);
     assert.ok(served.bytes.equals(png), 'the served palette PNG differs');
     assert.deepEqual(checkPng(served.bytes), ['IHDR', 'PLTE', 'tRNS', 'IDAT', 'IEND']);
@@ -285,7 +286,7 @@ describe('user skin and user cape', () => {
 
   test('one image worn by several players is stored once, and gone once no one wears it', async () => {
     const shared = encodePng(64, 32, { seed: 60 }); // fits both as a skin and as a cape
-    const hash = sha(shared);
+    const hash = textureName(shared);
     assertDone(await user('skin', 'Shared1', file(shared)), 'Shared1 skin');
     assertDone(await user('skin', 'Shared2', file(shared)), 'Shared2 skin');
     assertDone(await user('cape', 'Shared2', file(shared)), 'Shared2 cape');
@@ -302,33 +303,61 @@ describe('user skin and user cape', () => {
     await assertGone(hash, 'no one wears it');
   });
 
+  test('one image saved twice, as RGBA and as an interlaced palette with other filters, is one file at one address, named by its pixels', async () => {
+    const colours = [[200, 30, 40, 255], [20, 180, 60, 255], [0, 0, 0, 0], [250, 250, 10, 128]];
+    const at = (x: number, y: number): number => (x * 3 + y * 5 + ((x ^ y) & 3)) % 4;
+    const h = { width: 64, height: 64 };
+    const rgba = pixelsPng(h, (x, y) => colours[at(x, y)]!);
+    const palette = [chunk('PLTE', Buffer.from(colours.flatMap((c) => c.slice(0, 3)))), chunk('tRNS', Buffer.from(colours.map((c) => c[3]!)))];
+    const indexed = pixelsPng({ ...h, colour: 3, depth: 2, interlace: 1 }, (x, y) => [at(x, y)], palette);
+    assert.ok(!rgba.equals(indexed));
+    const painted = new Uint8Array(64 * 64 * 4);
+    for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) painted.set(colours[at(x, y)]!, (y * 64 + x) * 4);
+    const hash = specHash(64, 64, painted);
+    assertDone(await user('skin', 'Recoded1', file(rgba)), 'the RGBA file');
+    assertDone(await user('skin', 'Recoded2', file(indexed)), 'the palette file');
+    assert.equal((await profile('Recoded1')).skinUrl, `${mainPub}/textures/${hash}`);
+    assert.equal((await profile('Recoded2')).skinUrl, `${mainPub}/textures/${hash}`);
+    // The file first stored is the one served.
+    await assertServed(hash, rgba, 'one file for both');
+  });
+
+  test('a texture hosted before the texture hash, under the SHA-256 of its file, keeps its address', async () => {
+    const png = encodePng(64, 64, { seed: 95 });
+    const old = sha(png);
+    assert.notEqual(old, textureName(png));
+    await withStore(db, (store) => store.setTextures(uuids.Legacy!, { upload: { hash: old, png }, skinHash: old }));
+    assert.equal((await profile('Legacy')).skinUrl, `${mainPub}/textures/${old}`);
+    await assertServed(old, png, 'the texture stored before');
+  });
+
   test('a replaced skin or cape is gone when no one else wears it', async () => {
     const [first, second, cape] = [encodePng(64, 64, { seed: 70 }), encodePng(64, 64, { seed: 71 }), encodePng(64, 32, { seed: 72 })];
     assertDone(await user('skin', 'Swapper', file(first)), 'first');
     assertDone(await user('cape', 'Swapper', file(cape)), 'cape');
     assertDone(await user('skin', 'Swapper', file(second)), 'second');
-    await assertGone(sha(first), 'the replaced skin');
-    await assertServed(sha(second), second, 'the new skin');
+    await assertGone(textureName(first), 'the replaced skin');
+    await assertServed(textureName(second), second, 'the new skin');
     assertDone(await user('set', 'Swapper', '--skin-url', 'https://cdn.example.org/s.png', '--no-cape'), 'external URL, no cape');
-    await assertGone(sha(second), 'a hosted skin replaced by an external URL');
-    await assertGone(sha(cape), 'a cleared cape');
+    await assertGone(textureName(second), 'a hosted skin replaced by an external URL');
+    await assertGone(textureName(cape), 'a cleared cape');
     assert.deepEqual(await profile('Swapper'), { username: 'Swapper', isAlex: false, skinUrl: 'https://cdn.example.org/s.png' });
   });
 });
 
 describe('serving textures', () => {
   const png = encodePng(64, 64, { seed: 80 });
-  const hash = sha(png);
+  const hash = textureName(png);
   before(async () => assertDone(await user('skin', 'Answers', file(png)), 'user skin'));
 
-  test('GET {base}/textures/{sha256}: image/png, ETag, immutable caching, and bytes that hash to the name', async () => {
+  test('GET {base}/textures/{hash}: image/png, ETag, immutable caching, and bytes whose pixels hash to the name', async () => {
     const r = await getTexture(`${main.url}/textures/${hash}`);
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type'), 'image/png');
     assert.equal(r.headers.get('etag'), `"${hash}"`);
     assert.equal(r.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.equal(r.headers.get('content-length'), String(png.length));
-    assert.equal(sha(r.bytes), hash);
+    assert.equal(textureName(r.bytes), hash);
     assert.ok(r.bytes.equals(png));
   });
 
@@ -373,7 +402,7 @@ describe('serving textures', () => {
     assert.equal((await main.request(`/textures/${hash}`, { method: 'POST', body: '{}' })).status, 405);
   });
 
-  test('/auth, /hasJoined and /profile answer {public-url}/textures/{sha256}', async () => {
+  test('/auth, /hasJoined and /profile answer {public-url}/textures/{hash}', async () => {
     const url = `${mainPub}/textures/${hash}`;
     const auth = await login(main, 'Answers', 'Answers-password');
     assert.equal(auth.skinUrl, url);
@@ -385,7 +414,7 @@ describe('serving textures', () => {
     assert.ok((await getTexture(url)).bytes.equals(png));
   });
 
-  test('--base-path /mc: served at /mc/textures/{sha256}, answered as {public-url}/mc/textures/{sha256}', async () => {
+  test('--base-path /mc: served at /mc/textures/{hash}, answered as {public-url}/mc/textures/{hash}', async () => {
     const h = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
     const url = `https://skins.example.org/mc/textures/${hash}`;
     assert.equal(assertOk(await keyed.request('/mc/auth', { method: 'POST', headers: h, body: JSON.stringify({ login: 'Answers', password: 'Answers-password' }) })).skinUrl, url);
@@ -419,7 +448,7 @@ describe('serving textures', () => {
     const put = (s: RunningServer): Promise<Reply> =>
       fetchReply(`${s.url}/admin/users/HdAdmin/cape`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'image/png' }, body: cape });
     assertFail(await put(main), 400, 'cape must be 64×32, got 128×64');
-    assert.equal(assertOk(await put(hd)).capeUrl, `${hd.url}/textures/${sha(cape)}`);
+    assert.equal(assertOk(await put(hd)).capeUrl, `${hd.url}/textures/${textureName(cape)}`);
     // A 256×256 skin of random pixels: bigger than the 64 KiB JSON limit, under the 1 MiB texture limit.
     const big = randomPng(256, 256);
     assert.ok(big.length > 64 * 1024 && big.length < MiB, `size ${big.length}`);
@@ -428,13 +457,13 @@ describe('serving textures', () => {
       name: 'HdAdmin',
       uuid: uuids.HdAdmin,
       isAlex: true,
-      skinUrl: `${hd.url}/textures/${sha(big)}`,
-      capeUrl: `${hd.url}/textures/${sha(cape)}`,
+      skinUrl: `${hd.url}/textures/${textureName(big)}`,
+      capeUrl: `${hd.url}/textures/${textureName(cape)}`,
       locked: false,
       lockedAt: null,
       lockReason: null,
     });
-    const served = await getTexture(`${main.url}/textures/${sha(big)}`);
+    const served = await getTexture(`${main.url}/textures/${textureName(big)}`);
     assert.ok(served.bytes.equals(big));
   });
 });
@@ -478,7 +507,7 @@ describe('--public-url', () => {
     // With it, the same database serves.
     const withUrl = await startServer(['--db', own, '--public-url', 'https://auth.example.org']);
     try {
-      assert.equal(assertOk(await withUrl.post('/auth', { login: 'Lone', password: 'lone-password' })).skinUrl, `https://auth.example.org/textures/${sha(encodePng(64, 64, { seed: 100 }))}`);
+      assert.equal(assertOk(await withUrl.post('/auth', { login: 'Lone', password: 'lone-password' })).skinUrl, `https://auth.example.org/textures/${textureName(encodePng(64, 64, { seed: 100 }))}`);
     } finally {
       await withUrl.stop();
     }

@@ -3,7 +3,7 @@
 // zlib's own CRC-32, not the one under test, so the fixtures are independent of src/.
 import { once } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
-import { crc32, createDeflate, deflateSync } from 'node:zlib';
+import { crc32, createDeflate, deflateSync, inflateSync } from 'node:zlib';
 
 export function chunk(type: string, data: Buffer = Buffer.alloc(0)): Buffer {
   const head = Buffer.alloc(8);
@@ -56,8 +56,59 @@ export function padTo(png: Buffer, size: number): Buffer {
   return out;
 }
 
-/** SHA-256 in lower-case hex, as textures are named. */
+/** SHA-256 in lower-case hex: what names a hosted texture's file in databases made before the texture hash. */
 export const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * The texture hash of authlib-injector's specification, written out as it reads, apart from
+ * src/: SHA-256 of the width and the height (32-bit big-endian), then each column top to bottom,
+ * left to right, as A, R, G, B bytes, with R, G and B zero where A is. `rgba`: row by row.
+ */
+export function specHash(width: number, height: number, rgba: Uint8Array): string {
+  const hash = createHash('sha256');
+  const size = Buffer.alloc(8);
+  size.writeUInt32BE(width, 0);
+  size.writeUInt32BE(height, 4);
+  hash.update(size);
+  for (let x = 0; x < width; x++) {
+    for (let y = 0; y < height; y++) {
+      const [r, g, b, a] = rgba.subarray((y * width + x) * 4, (y * width + x) * 4 + 4);
+      hash.update(Buffer.from(a === 0 ? [0, 0, 0, 0] : [a!, r!, g!, b!]));
+    }
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * The name a hosted texture goes by (its texture hash), for the images these helpers make with
+ * every scanline unfiltered, not interlaced: 8-bit RGBA (encodePng, randomPng) or an 8-bit
+ * palette with its tRNS. Any other image throws: a test of those hashes their pixels itself.
+ */
+export function textureName(png: Buffer): string {
+  const chunks = new Map<string, Buffer[]>();
+  for (let at = 8; at < png.length; ) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('latin1', at + 4, at + 8);
+    chunks.set(type, [...(chunks.get(type) ?? []), png.subarray(at + 8, at + 8 + length)]);
+    at += 12 + length;
+  }
+  const ihdr = chunks.get('IHDR')![0]!;
+  const [width, height, depth, colour, interlace] = [ihdr.readUInt32BE(0), ihdr.readUInt32BE(4), ihdr[8], ihdr[9], ihdr[12]];
+  if (depth !== 8 || (colour !== 6 && colour !== 3) || interlace !== 0) throw new Error('textureName: not an 8-bit RGBA or palette image without interlace');
+  const rows = inflateSync(Buffer.concat(chunks.get('IDAT')!));
+  const stride = 1 + width * (colour === 6 ? 4 : 1);
+  const rgba = new Uint8Array(width * height * 4);
+  const [palette, alphas] = [chunks.get('PLTE')?.[0], chunks.get('tRNS')?.[0]];
+  for (let y = 0; y < height; y++) {
+    if (rows[y * stride] !== 0) throw new Error('textureName: a filtered scanline');
+    for (let x = 0; x < width; x++) {
+      const at = y * stride + 1;
+      const pixel = colour === 6 ? rows.subarray(at + 4 * x, at + 4 * x + 4) : [...palette!.subarray(3 * rows[at + x]!, 3 * rows[at + x]! + 3), alphas?.[rows[at + x]!] ?? 255];
+      rgba.set(pixel, (y * width + x) * 4);
+    }
+  }
+  return specHash(width, height, rgba);
+}
 
 /** An image header: left out, 8-bit RGBA, not interlaced. */
 export interface ImageHeader {
@@ -121,6 +172,51 @@ export function encodeImage(h: ImageHeader, idat: Buffer | Buffer[], extra: Buff
 
 /** A well-formed PNG with header `h`: its scanlines deflated into one IDAT. */
 export const imagePng = (h: ImageHeader, extra: Buffer[] = [], seed = 0): Buffer => encodeImage(h, deflateSync(scanlines(h, seed).data), extra);
+
+/**
+ * A PNG with header `h` whose pixel at (x, y) has the samples `at(x, y)` (each at the header's
+ * depth), every scanline filtered with a filter of its own (the row number mod 5, each computed
+ * here from the raw bytes), Adam7 passes counted pixel by pixel. For tests of decoding.
+ */
+export function pixelsPng(h: ImageHeader, at: (x: number, y: number) => number[], extra: Buffer[] = []): Buffer {
+  const depth = h.depth ?? 8;
+  const bits = depth * SAMPLES[h.colour ?? 6]!;
+  const starts = (h.interlace ?? 0) === 0 ? [[0, 0, 1, 1]] : [[0, 0, 8, 8], [0, 4, 8, 8], [4, 0, 8, 4], [0, 2, 4, 4], [2, 0, 4, 2], [0, 1, 2, 2], [1, 0, 2, 1]];
+  const lines: Buffer[] = [];
+  for (const [y0, x0, dy, dx] of starts as [number, number, number, number][]) {
+    const ys = Array.from({ length: h.height }, (_, y) => y).filter((y) => y % dy === y0);
+    const xs = Array.from({ length: h.width }, (_, x) => x).filter((x) => x % dx === x0);
+    if (ys.length === 0 || xs.length === 0) continue;
+    let prior: Buffer | undefined;
+    for (const y of ys) {
+      const raw = Buffer.alloc(Math.ceil((xs.length * bits) / 8));
+      let bit = 0;
+      for (const x of xs) {
+        for (const v of at(x, y)) {
+          if (depth === 16) raw.writeUInt16BE(v, bit / 8);
+          else if (depth === 8) raw[bit / 8] = v;
+          else raw[bit >> 3] |= v << (8 - depth - (bit & 7));
+          bit += depth;
+        }
+      }
+      const filter = lines.length % 5;
+      const step = Math.max(1, bits >> 3);
+      const line = Buffer.alloc(1 + raw.length);
+      line[0] = filter;
+      for (let i = 0; i < raw.length; i++) {
+        const a = i >= step ? raw[i - step]! : 0;
+        const b = prior ? prior[i]! : 0;
+        const c = i >= step && prior ? prior[i - step]! : 0;
+        const p = a + b - c;
+        const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+        line[1 + i] = (raw[i]! - [0, a, b, (a + b) >> 1, paeth][filter]!) & 0xff;
+      }
+      lines.push(line);
+      prior = raw;
+    }
+  }
+  return encodeImage(h, deflateSync(Buffer.concat(lines)), extra);
+}
 
 /** A PLTE of `entries` colours. */
 export const plte = (entries = 256): Buffer => chunk('PLTE', Buffer.alloc(entries * 3, 0x7f));

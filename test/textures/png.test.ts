@@ -67,7 +67,7 @@ test('refuses what is not one well-formed PNG, saying what is wrong', () => {
 });
 
 /** readPng, then checkImageData, as the service does (after its size check). */
-const check = (bytes: Buffer): void => checkImageData(readPng(bytes));
+const check = (bytes: Buffer): Buffer => checkImageData(readPng(bytes));
 const refuses = (bytes: Buffer, message: RegExp, what = String(message)): void => assert.throws(() => check(bytes), { name: 'PngError', message }, what);
 
 test('reads the header fields and the image data of every IDAT chunk, joined', () => {
