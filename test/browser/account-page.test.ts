@@ -248,6 +248,20 @@ async function waitForText(page: Page, selector: string, text: string): Promise<
   }
 }
 
+/**
+ * Chooses `file` in the file input `selector` and waits until its preview is drawn. The page says
+ * so in the preview note, set last when the previews are drawn; the note is cleared first, since
+ * after another chosen file it already says the same (R32: the second of two files was read from
+ * the canvas before it was drawn).
+ */
+async function choose(page: Page, selector: string, file: string): Promise<void> {
+  await page.$eval('#preview-note', (e) => {
+    e.textContent = '';
+  });
+  await (await page.$(selector))!.uploadFile(file);
+  await waitForText(page, '#preview-note', STRINGS.previewPending);
+}
+
 /** The focused element: its id, or a button's text. */
 const focused = (page: Page): Promise<string | undefined> => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim());
 
@@ -355,14 +369,11 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     writeFileSync(skinFile, SKIN);
     const legacyFile = join(dir, 'legacy-skin.png');
     writeFileSync(legacyFile, LEGACY_SKIN);
-    const input = await page.$('#skin-file');
     // An old 64×32 skin's back: its left arm is the right one mirrored.
-    await input!.uploadFile(legacyFile);
-    await waitForText(page, '#preview-note', STRINGS.previewPending);
+    await choose(page, '#skin-file', legacyFile);
     assert.deepEqual((await canvasPixels(page, 'skin-back', LEGACY_BACK.map(([x, y]) => [x, y]))).pixels, LEGACY_BACK.map(([, , colour]) => colour));
     await shot('legacy-skin-preview');
-    await input!.uploadFile(skinFile);
-    await waitForText(page, '#preview-note', STRINGS.previewPending);
+    await choose(page, '#skin-file', skinFile);
     const before = await canvasPixels(page, 'skin-preview', SKIN_FRONT.map(([x, y]) => [x, y]));
     assert.equal(before.width, 16 * 8);
     assert.equal(before.height, 32 * 8);
@@ -398,8 +409,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
   await t.test('a cape is previewed beside the skin, saved and removed', async () => {
     const capeFile = join(dir, 'cape.png');
     writeFileSync(capeFile, CAPE);
-    await (await page.$('#cape-file'))!.uploadFile(capeFile);
-    await waitForText(page, '#preview-note', STRINGS.previewPending);
+    await choose(page, '#cape-file', capeFile);
     const cape = await canvasPixels(page, 'cape-preview', [[0, 0], [5, 8], [9, 15]]);
     assert.deepEqual([cape.width, cape.height], [10 * 8, 16 * 8]);
     assert.deepEqual(cape.pixels, [ORANGE, ORANGE, ORANGE]);
@@ -424,8 +434,7 @@ test('the account page in Chromium: invite, sign-up, skin and cape, password, si
     };
     /** Chooses the skin's file again (the arms go with an upload), picks the arms and saves. */
     const saveSkin = async (model: 'slim' | 'classic') => {
-      await (await page.$('#skin-file'))!.uploadFile(join(dir, 'skin.png'));
-      await waitForText(page, '#preview-note', STRINGS.previewPending);
+      await choose(page, '#skin-file', join(dir, 'skin.png'));
       await page.click(`#skin-${model}`);
       await page.click('#skin button[type=submit]');
       await waitForText(page, '#skin-msg', STRINGS.skinSaved);
