@@ -125,8 +125,11 @@ describe('a guesser throttles itself, not the player', () => {
   test('rotating clientTokens through the relay (10 × 5 wrong guesses, then a new token every 250 ms and a replayed guess every 150 ms): the player whose launcher logged in before gets in at once; one who sends no clientToken, retrying every 3 s, within 2 of the name\'s bounded checks', async () => {
     await onDb([], async (s) => {
       // As a LauncherServer of the 0.0.5 line forwards its launchers' bodies: from this host, a relay by default.
+      // The name's checks are made one at a time, and five wait at once below (up to NAME_QUEUE
+      // in the flood): on a machine so busy that a check takes seconds, an answer can take longer
+      // than call's usual 30 s (R34, both cores kept busy by another process) without any rule broken.
       const relayed = (password: string, clientToken?: string): Promise<Answer> =>
-        call(s.port, '/auth', { from: '127.0.0.1', body: { username: 'Rotated', password, ...(clientToken === undefined ? {} : { clientToken }) } });
+        call(s.port, '/auth', { from: '127.0.0.1', body: { username: 'Rotated', password, ...(clientToken === undefined ? {} : { clientToken }) }, timeoutMs: 120_000 });
       const launcher = randomBytes(16).toString('hex');
       assert.equal((await relayed(PASSWORD, launcher)).status, 200, 'the launcher logged in once before');
       // Five tokens at a time: more logins of one name waiting than NAME_QUEUE (8) would be refused busy.
