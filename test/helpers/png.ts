@@ -123,6 +123,9 @@ export interface ImageHeader {
 
 const SAMPLES: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
+/** Adam7's passes (spec 8.2), written out here apart from src/: first row, first column, row step, column step. */
+const ADAM7_STARTS = [[0, 0, 8, 8], [0, 4, 8, 8], [4, 0, 8, 4], [0, 2, 4, 4], [2, 0, 4, 2], [0, 1, 2, 2], [1, 0, 2, 1]] as const;
+
 /**
  * The scanlines `h` calls for, each with a valid filter type (row number mod 5, so all five
  * appear) and pixel bytes from `seed`; `rows` gives where each scanline starts. Adam7 passes are
@@ -133,12 +136,11 @@ export function scanlines(h: ImageHeader, seed = 0): { data: Buffer; rows: numbe
   const passes: [number, number][] = [];
   if ((h.interlace ?? 0) === 0) passes.push([h.height, h.width]);
   else {
-    const starts = [[0, 0, 8, 8], [0, 4, 8, 8], [4, 0, 8, 4], [0, 2, 4, 4], [2, 0, 4, 2], [0, 1, 2, 2], [1, 0, 2, 1]];
-    for (const [y0, x0, dy, dx] of starts) {
+    for (const [y0, x0, dy, dx] of ADAM7_STARTS) {
       let rows = 0;
       let cols = 0;
-      for (let y = 0; y < h.height; y++) if (y % dy! === y0) rows++;
-      for (let x = 0; x < h.width; x++) if (x % dx! === x0) cols++;
+      for (let y = 0; y < h.height; y++) if (y % dy === y0) rows++;
+      for (let x = 0; x < h.width; x++) if (x % dx === x0) cols++;
       if (rows && cols) passes.push([rows, cols]);
     }
   }
@@ -181,9 +183,9 @@ export const imagePng = (h: ImageHeader, extra: Buffer[] = [], seed = 0): Buffer
 export function pixelsPng(h: ImageHeader, at: (x: number, y: number) => number[], extra: Buffer[] = []): Buffer {
   const depth = h.depth ?? 8;
   const bits = depth * SAMPLES[h.colour ?? 6]!;
-  const starts = (h.interlace ?? 0) === 0 ? [[0, 0, 1, 1]] : [[0, 0, 8, 8], [0, 4, 8, 8], [4, 0, 8, 4], [0, 2, 4, 4], [2, 0, 4, 2], [0, 1, 2, 2], [1, 0, 2, 1]];
+  const starts: readonly (readonly [number, number, number, number])[] = (h.interlace ?? 0) === 0 ? [[0, 0, 1, 1]] : ADAM7_STARTS;
   const lines: Buffer[] = [];
-  for (const [y0, x0, dy, dx] of starts as [number, number, number, number][]) {
+  for (const [y0, x0, dy, dx] of starts) {
     const ys = Array.from({ length: h.height }, (_, y) => y).filter((y) => y % dy === y0);
     const xs = Array.from({ length: h.width }, (_, x) => x).filter((x) => x % dx === x0);
     if (ys.length === 0 || xs.length === 0) continue;
