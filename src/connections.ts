@@ -57,7 +57,7 @@ interface Direct {
 }
 
 /** An IPv6 /64 as its /56, where a network's /64s gather; an IPv4 address as itself. */
-function groupOf(address: string): string {
+export function groupOf(address: string): string {
   const v6 = /^([0-9a-f]+:[0-9a-f]+:[0-9a-f]+):([0-9a-f]+)::\/64$/.exec(address);
   return v6 ? `${v6[1]}:${(parseInt(v6[2]!, 16) & 0xff00).toString(16)}::/56` : address;
 }

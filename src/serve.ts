@@ -25,6 +25,7 @@ import { createMetrics, metricsArea } from './ops/metrics.ts';
 import { createWindowLimit, type WindowLimits } from './ops/window-limit.ts';
 import { isPostgresUrl, maskDbUrl } from './postgres/url.ts';
 import type { Service } from './service/service.ts';
+import type { Dealt } from './cli/deal.ts';
 
 // node:http is taken as a built-in, not imported: an import's namespace reads every export, and
 // one of them is a lazy getter that loads Node's fetch (undici), 40 to 60 ms of every start.
@@ -187,6 +188,8 @@ export interface StartOptions {
   warnings?: boolean;
   /** The socket systemd passed, to listen on instead of --host and --port. */
   systemdFd?: number;
+  /** In a worker on systemd's socket: the connections its primary deals it, instead of listening. */
+  dealt?: Dealt;
   /** Limits counted where every node sees them (the store's database, on PostgreSQL); else each process counts its own. */
   limits?: WindowLimits;
 }
@@ -239,13 +242,23 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /**
- * One worker's share of a per-address limit counted in memory: node:cluster deals connections to
- * the workers in turn, so each holding its share keeps the total the one the owner set. On
- * systemd's socket the workers accept for themselves, one may get most of an address's
- * connections, and a share would refuse what the owner allowed: each holds the whole limit.
+ * One worker's share of a limit counted in memory. node:cluster deals connections to the workers
+ * in turn, so each holding its share keeps the total the one the owner set. On systemd's socket
+ * the primary deals every connection of a direct address to one worker (src/cli/deal.ts), so a
+ * limit of direct addresses is held whole by the worker that has them: a share would refuse what
+ * the owner allowed. Relays' and proxies' connections are dealt in turn, and their clients still
+ * counted in shares.
  */
-function share(limit: number, workers: number, systemdFd: number | undefined): number {
-  return systemdFd === undefined ? Math.ceil(limit / workers) : limit;
+function share(limit: number, workers: number, wholeLimit: boolean): number {
+  return wholeLimit ? limit : Math.ceil(limit / workers);
+}
+
+/** The login budget: `direct` logins a minute of a direct address, `proxied` of a client behind a trusted proxy. */
+function perCallerLimit(direct: number, proxied: number): LoginLimit {
+  const own = createWindowLimit(direct, ADDRESS_LOGIN_WINDOW_MS).take;
+  if (direct === proxied) return own;
+  const behindProxy = createWindowLimit(proxied, ADDRESS_LOGIN_WINDOW_MS).take;
+  return (address, now, viaProxy) => (viaProxy ? behindProxy : own)(address, now);
 }
 
 /** The route groups the settings switch on, beside the five endpoints and health. */
@@ -253,13 +266,16 @@ function areas(
   service: Service,
   store: Store,
   config: ServeConfig,
-  { render, loginLimit, limits, shareOf, key }: { render?: () => Promise<string>; loginLimit?: LoginLimit; limits?: WindowLimits; shareOf: (limit: number) => number; key?: SigningKey },
+  { render, loginLimit, limits, shareOf, directShareOf, key }: { render?: () => Promise<string>; loginLimit?: LoginLimit; limits?: WindowLimits; shareOf: (limit: number) => number; directShareOf: (limit: number) => number; key?: SigningKey },
 ): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
   // In memory, per process: with --workers each worker counts its share, so the total stays the
-  // one set; counted in a shared database, each counts toward the whole.
-  const [registrationsPerAddress, registrationsPerHour] = [config.registrationsPerAddress, config.registrationsPerHour].map((n) => (limits ? n : shareOf(n)));
+  // one set (of a direct address, the worker it is dealt to holds the whole); counted in a shared
+  // database, each counts toward the whole.
+  const [registrationsPerAddress, registrationsPerHour] = limits
+    ? [config.registrationsPerAddress, config.registrationsPerHour]
+    : [directShareOf(config.registrationsPerAddress), shareOf(config.registrationsPerHour)];
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
@@ -294,14 +310,16 @@ function areas(
   ];
 }
 
-export async function startServer(config: ServeConfig, store: Store, log: Logger, { configFile, warnings = true, systemdFd, limits }: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(config: ServeConfig, store: Store, log: Logger, { configFile, warnings = true, systemdFd, dealt, limits }: StartOptions = {}): Promise<RunningServer> {
   const service = createService(store, toServiceOptions(config));
   const basePath = normalizeBasePath(config.basePath);
   const metrics = config.metrics ? createMetrics({ hashLoad: service.hashLoad }) : undefined;
   const logRequests = config.logLevel === 'info' || config.logLevel === 'debug';
-  // One count for /auth and the account page's login; with --workers, each worker's share.
-  const shareOf = (limit: number): number => share(limit, config.workers, systemdFd);
-  const loginLimit = config.addressLoginLimit > 0 ? createWindowLimit(shareOf(config.addressLoginLimit), ADDRESS_LOGIN_WINDOW_MS).take : undefined;
+  // With --workers, each worker's share (see share); of direct addresses, the whole one where they are dealt.
+  const shareOf = (limit: number): number => share(limit, config.workers, false);
+  const directShareOf = (limit: number): number => share(limit, config.workers, dealt !== undefined);
+  // One count for /auth and the account page's login.
+  const loginLimit = config.addressLoginLimit > 0 ? perCallerLimit(directShareOf(config.addressLoginLimit), shareOf(config.addressLoginLimit)) : undefined;
   // Made (or read) before the server listens: every answer of the API is signed with it.
   const key = config.yggdrasil ? await loadSigningKey(service, config.yggdrasilKey) : undefined;
   // On every answer, the site's root above all: a player may give a launcher the plain site address.
@@ -314,7 +332,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   // without a word (Node's own server.maxConnections would do that).
   const connections = createConnections({
     max: config.maxConnections,
-    perAddress: shareOf(config.maxConnectionsPerAddress),
+    perAddress: directShareOf(config.maxConnectionsPerAddress),
     trusted: (peer) => relays(peer) || proxies(peer),
     graceMs: OVER_CAP_GRACE_MS,
   });
@@ -324,7 +342,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     loginLimit,
     relays,
     proxies,
-    areas: areas(service, store, config, { render: metrics?.render, loginLimit, limits, shareOf, key }),
+    areas: areas(service, store, config, { render: metrics?.render, loginLimit, limits, shareOf, directShareOf, key }),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
       metrics || logRequests
@@ -377,13 +395,23 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     sendError(res, 417, 'Expect is not supported, other than 100-continue', { connection: 'close' });
   });
 
-  await listen(server, config, systemdFd);
-
-  const { address: host, port } = server.address() as AddressInfo;
+  let at: ListenAddress;
+  if (dealt) {
+    // Node checks the headers and request timeouts once a server listens; dealt connections
+    // come through no listener of this one, so it is told it listens.
+    server.emit('listening');
+    dealt.start((socket) => server.emit('connection', socket));
+    at = dealt.at;
+  } else {
+    await listen(server, config, systemdFd);
+    const { address, port } = server.address() as AddressInfo;
+    at = { host: address, port, systemdFd };
+  }
+  const { host, port } = at;
   // The warnings judge the address really listened on (systemd's socket's, not --host).
   if (warnings) for (const w of startupWarnings({ ...config, host }, { port, hostedTextures: await store.countTextures(), configFile })) log.warn(w);
   return {
-    banner: listeningLine(config, { host, port, systemdFd }, await store.countUsers()),
+    banner: listeningLine(config, at, await store.countUsers()),
     host,
     port,
     inFlight: () => inFlight.size,
@@ -398,7 +426,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       // with `Connection: close`. Node's own keep-alive timer closes one a client forgot, 3 s
       // after N (KEEP_ALIVE_GRACE_MS); --shutdown-timeout bounds it all. http.Server's close()
       // would close idle connections at once, so the listener is closed as a net.Server's.
-      const closed = new Promise<void>((done) => NetServer.prototype.close.call(server, () => done()));
+      const closed = dealt ? dealt.end() : new Promise<void>((done) => NetServer.prototype.close.call(server, () => done()));
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<boolean>((done) => (timer = setTimeout(() => done(true), config.shutdownTimeout * 1000)));
       const late = await Promise.race([closed.then(() => false), timedOut]);

@@ -12,6 +12,8 @@ import type { Store } from '../store/store.ts';
 import { createLogger, type Logger } from '../ops/log.ts';
 import { endBySignal, isWorker, startWorkers, tellPrimaryListening } from './workers.ts';
 import { systemdSocketFd } from './systemd-socket.ts';
+import { createDealer, joinDeal } from './deal.ts';
+import { addressList } from '../http/client-address.ts';
 import { BACKUP_HELP, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
 import { DB_OPTIONS, maskSecrets, toServiceOptions, USER_SETTINGS, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, withBareValues, envName, type ConfigFile, type ServeConfig } from './options.ts';
@@ -208,8 +210,9 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   process.on('SIGHUP', () => {});
   if (config.workers > 1 && !isWorker()) return runPrimary(config, log, io, file);
   if (!isWorker()) log.debug('settings in effect', { settings: maskSecrets(config) });
-  // A worker listens on its primary's socket from systemd (node:cluster passes the fd number on to the primary).
+  // A worker is dealt connections from its primary's socket from systemd (src/cli/deal.ts).
   const systemdFd = systemdSocketFd(io.env, isWorker() ? process.ppid : process.pid);
+  const dealt = isWorker() && systemdFd !== undefined ? await joinDeal() : undefined;
   // Made here to know whether this start made it (a worker finds its primary's).
   const created = createDatabaseFile(config.db);
   let store: Store | undefined;
@@ -217,7 +220,7 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   try {
     store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env, serving: true });
     // With --workers, the primary logs the start-up warnings, once.
-    running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd, limits: limitsOf(store) });
+    running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd: dealt ? undefined : systemdFd, dealt, limits: limitsOf(store) });
   } catch (err) {
     // A start that fails (the port in use) leaves no new database behind.
     await store?.close().catch(() => {});
@@ -285,10 +288,13 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io, file: Config
   const users = await store.countUsers();
   const hostedTextures = await store.countTextures();
   await store.close();
-  process.off('SIGTERM', stopEarly).off('SIGINT', stopEarly);
+  const fd = systemdSocketFd(io.env, process.pid);
   let at: ListenAddress;
   try {
-    at = await startWorkers(config.workers, log, systemdSocketFd(io.env, process.pid) !== undefined);
+    const [relays, proxies] = [addressList(config.relay), addressList(config.trustProxy)];
+    const dealer = fd === undefined ? undefined : await createDealer(fd, config.workers, (peer) => relays(peer) || proxies(peer));
+    process.off('SIGTERM', stopEarly).off('SIGINT', stopEarly);
+    at = await startWorkers(config.workers, log, dealer);
   } catch (err) {
     // The workers have ended (startWorkers waits for them): none opens the file again.
     removeFiles(created);

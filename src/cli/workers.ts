@@ -8,6 +8,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
 import type { Logger } from '../ops/log.ts';
 import type { ListenAddress } from '../serve.ts';
+import type { Dealer } from './deal.ts';
 
 /** A new worker of a reload that has not listened by then counts as failed; the old one keeps serving. */
 const RELOAD_START_TIMEOUT_MS = 60_000;
@@ -44,15 +45,10 @@ type Started = { worker: Worker; at: ListenAddress } | { reason: string };
 /**
  * Starts `count` workers (each runs this program again, with the same arguments) and resolves
  * to where they listen once all do; rejects when one fails before that (the caller then ends the
- * process: the cluster's handles would keep it alive). `systemdSocket`: they listen on the
- * socket systemd passed.
+ * process: the cluster's handles would keep it alive). `dealer`: on systemd's socket, what deals
+ * its connections to the workers (src/cli/deal.ts), which then listen on nothing themselves.
  */
-export function startWorkers(count: number, log: Logger, systemdSocket = false): Promise<ListenAddress> {
-  // On systemd's socket the workers accept from it themselves. Were the primary to accept and hand
-  // connections on (node:cluster's default on Linux), those it holds when the last worker stops
-  // would be closed, and a restart would reset them; left in the kernel's queue, they wait for
-  // the next process.
-  if (systemdSocket) cluster.schedulingPolicy = cluster.SCHED_NONE;
+export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promise<ListenAddress> {
   let phase: 'starting' | 'running' | 'stopping' | 'failed' = 'starting';
   /** Workers that listen and have not been told to stop. */
   const serving = new Set<Worker>();
@@ -63,6 +59,7 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
   /** Forks a worker; resolves once it listens, or with the reason it did not (it ended, or took longer than `ms`). */
   const startOne = (ms?: number): Promise<Started> => {
     const worker = cluster.fork();
+    if (dealer) worker.on('message', (m: unknown) => dealer.onMessage(worker, m));
     return new Promise((done) => {
       let timer: NodeJS.Timeout | undefined;
       const finish = (result: Started): void => {
@@ -95,6 +92,8 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
       return endBySignal(signal);
     }
     phase = 'stopping';
+    // Accepting no more first: what comes meanwhile waits in the kernel's queue for the next process.
+    dealer?.close();
     log.info(`mcauth stopping on ${signal}: each of the ${count} workers finishes its requests in flight`);
     // A worker ignores the same signal sent again (by a terminal or systemd to the whole group).
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
@@ -116,6 +115,7 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
         return;
       }
       serving.delete(worker);
+      dealer?.place(started.worker, worker);
       // Its graceful stop: it stops taking connections from the cluster and finishes those it has.
       worker.process.kill('SIGTERM');
       log.info(`mcauth reload: worker ${worker.process.pid} replaced by ${started.worker.process.pid} (${i + 1} of ${old.length}); the old one finishes its requests in flight`);
@@ -143,6 +143,7 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
 
   cluster.on('exit', (worker, code, signal) => {
     const wasServing = serving.delete(worker);
+    dealer?.remove(worker);
     if (phase === 'stopping') {
       // Not cluster.workers' count: it lists a worker until it has both exited and disconnected,
       // and the disconnect may come after this event; the last one would then never end this.
@@ -156,7 +157,8 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
     if (!wasServing || phase !== 'running') return;
     log.error(`mcauth worker ${worker.process.pid} ended (${signal ?? `exit ${code}`}); starting another`);
     void startOne().then((started) => {
-      if (!('reason' in started) || phase !== 'running') return;
+      if (!('reason' in started)) return dealer?.place(started.worker);
+      if (phase !== 'running') return;
       log.error(`mcauth could not start a worker in place of ${worker.process.pid} (${started.reason}); ${serving.size} serve`);
       if (serving.size === 0 && !reloading) {
         // Nothing listens: better a failed service, which its manager restarts, than a silent one.
@@ -178,9 +180,11 @@ export function startWorkers(count: number, log: Logger, systemdSocket = false):
           for (const w of left) w.process.kill('SIGKILL');
           // Said once they have ended: the caller may remove the database file they would open.
           void Promise.all(left.map((w) => once(w, 'exit'))).then(() => fail(new Error(`a worker could not start (${started.reason}); see its message above`)));
-        } else if (--waiting === 0) {
+        } else {
+          dealer?.place(started.worker);
+          if (--waiting > 0) return;
           phase = 'running';
-          ready(started.at);
+          ready(dealer?.at ?? started.at);
         }
       });
     }

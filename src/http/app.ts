@@ -64,7 +64,8 @@ export interface AnsweredRequest extends RequestRecord {
   client: string;
 }
 
-export type LoginLimit = (address: string, now: number) => number;
+/** Seconds `address` waits for its next login (0: none); `proxied`: a client behind a trusted proxy. */
+export type LoginLimit = (address: string, now: number, proxied: boolean) => number;
 
 /** Who made each request, decided as it comes in. */
 const callers = new WeakMap<IncomingMessage, Caller>();
@@ -94,7 +95,7 @@ export function loginClient(req: IncomingMessage, clientToken?: string): LoginCl
  */
 export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined): void {
   const caller = callers.get(req);
-  const wait = caller && !caller.relay && limit ? limit(caller.address, Date.now()) : 0;
+  const wait = caller && !caller.relay && limit ? limit(caller.address, Date.now(), caller.proxied) : 0;
   if (wait > 0) {
     const held = caller!.proxied ? 0 : HELD_REFUSAL_MS;
     const message = `Too many logins from this address; try again in ${wait} s`;

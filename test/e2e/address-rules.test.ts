@@ -1,6 +1,6 @@
 // Per-address rules besides the login budget (fairness.test.ts), with their flags: the
-// connection cap (--max-connections-per-address, each worker holding its share, or the whole cap
-// under socket activation), room made at --max-connections by closing a connection of the address
+// connection cap (--max-connections-per-address, each worker holding its share, or, under socket
+// activation, where the primary deals each address to one worker, the whole cap), room made at --max-connections by closing a connection of the address
 // holding the most while the relay and keyed callers are counted apart, a refusal held a
 // second (and not behind a trusted proxy, whose connection its clients share), --trust-proxy
 // taking the client from X-Forwarded-For only from a listed proxy, and a connection that got an
@@ -28,6 +28,17 @@ async function waitUntil(ok: () => boolean, ms: number, step?: () => Promise<voi
     if (Date.now() > end) return false;
     await sleep(step ? 200 : 20);
   }
+}
+
+/**
+ * Opens `count` connections from `from` (16 at a time), all held open, then asks /health on
+ * each; resolves once each is answered or closed, with each one's status ('closed' if none).
+ */
+async function healthOnEach(port: number, count: number, from: string): Promise<{ statuses: string[]; conns: Awaited<ReturnType<typeof connect>>[] }> {
+  const conns = await pool(Array.from({ length: count }, (_, i) => i), 16, () => connect(port, from));
+  for (const c of conns) c.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+  assert.ok(await waitUntil(() => conns.every((c) => /HTTP\/1\.1 \d{3}/.test(c.text()) || c.isClosed()), 10_000), 'not all answered');
+  return { statuses: conns.map((c) => /HTTP\/1\.1 (\d{3})/.exec(c.text())?.[1] ?? 'closed'), conns };
 }
 
 describe('held refusals', () => {
@@ -205,16 +216,43 @@ describe('connections', () => {
     }
   });
 
-  test('under socket activation, --workers 2: one address is served all 64 connections its cap allows (the workers accept for themselves, unevenly, so each holds the whole cap)', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
+  test('under socket activation, --workers 2: every connection of one address goes to one worker, which holds the whole cap: of 72, exactly 64 are served; the relay\'s go to both workers', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
     const s = await startActivated(['--db', pathJoin(tmp.dir, 'activated-cap.db'), '--workers', '2'], 1);
     try {
       await s.waitForLine('both workers listening', (l) => /2 workers/.test(String(l.msg)));
-      const conns = await pool(Array.from({ length: 64 }, (_, i) => i), 16, () => connect(s.port, '127.0.1.97'));
-      for (const c of conns) c.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
-      assert.ok(await waitUntil(() => conns.every((c) => /HTTP\/1\.1 \d{3}/.test(c.text()) || c.isClosed()), 10_000), 'not all answered');
-      const statuses = conns.map((c) => /HTTP\/1\.1 (\d{3})/.exec(c.text())?.[1] ?? 'closed');
-      assert.deepEqual(statuses.filter((st) => st !== '200'), [], 'every one of the 64 is served');
+      const { statuses, conns } = await healthOnEach(s.port, 72, '127.0.1.97');
+      assert.equal(statuses.filter((st) => st === '200').length, 64, statuses.join(' '));
+      // The relay's connections (127.0.0.1 by default), one request each, are dealt in turn.
+      for (let i = 0; i < 20; i++) assert.equal((await call(s.port, '/health', { from: '127.0.0.1' })).status, 200);
+      const servedBy = (client: string): Set<number> => new Set(s.lines().filter((l) => l.msg === 'request' && l.client === client && l.status === 200).map((l) => l.pid!));
+      assert.ok(await waitUntil(() => servedBy('127.0.0.1').size === 2, 5000), `the relay's requests were served by ${[...servedBy('127.0.0.1')].join(', ')}`);
+      assert.equal(servedBy('127.0.1.97').size, 1, 'one address, one worker');
       for (const c of conns) c.socket.destroy();
+      assert.equal(await s.end(), 0, s.output());
+    } finally {
+      s.kill();
+    }
+  });
+
+  test('under socket activation, --workers 2 --max-connections-per-address 10 --address-login-limit 10: both hold for the workers together, exactly, and for a client behind a trusted proxy too', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
+    const s = await startActivated(['--db', pathJoin(tmp.dir, 'activated-exact.db'), '--workers', '2', '--max-connections-per-address', '10', '--address-login-limit', '10', '--trust-proxy', '127.0.1.100'], 1);
+    try {
+      await s.waitForLine('both workers listening', (l) => /2 workers/.test(String(l.msg)));
+      const { statuses, conns } = await healthOnEach(s.port, 16, '127.0.1.98');
+      assert.equal(statuses.filter((st) => st === '200').length, 10, statuses.join(' '));
+      for (const c of conns) c.socket.destroy();
+      // 16 logins of names no one has (no hash, no throttle), each on a connection of its own,
+      // four at a time (each refusal is held a second): exactly 10 are let through.
+      const answers = await pool(Array.from({ length: 16 }, (_, i) => i), 4, (i) => call(s.port, '/auth', { from: '127.0.1.99', body: { login: `Nobody_${i}`, password: 'x' } }));
+      const statuses2 = answers.map((a) => a.status);
+      assert.equal(statuses2.filter((st) => st === 401).length, 10, statuses2.join(' '));
+      assert.equal(statuses2.filter((st) => st === 429).length, 6, statuses2.join(' '));
+      // Through the proxy, whose connections are dealt in turn, each worker counts its share: 5 and 5.
+      const proxied = await pool(Array.from({ length: 16 }, (_, i) => i), 4, (i) =>
+        call(s.port, '/auth', { from: '127.0.1.100', headers: { 'x-forwarded-for': '203.0.113.5' }, body: { login: `Nobody_${i}`, password: 'x' } }),
+      );
+      const statuses3 = proxied.map((a) => a.status);
+      assert.equal(statuses3.filter((st) => st === 401).length, 10, statuses3.join(' '));
       assert.equal(await s.end(), 0, s.output());
     } finally {
       s.kill();
