@@ -115,6 +115,8 @@ describe('deploy/mcauth.service', () => {
       ['RestrictAddressFamilies', (v) => v !== undefined && v.split(/\s+/).includes('AF_INET') && !v.startsWith('~'), 'an allow list with AF_INET'],
       ['CapabilityBoundingSet', (v) => v === '', 'empty: no capabilities'],
       ['KillSignal', (v) => v === 'SIGTERM', 'SIGTERM'],
+      // The primary of --workers stops accepting before its workers stop: it alone is told.
+      ['KillMode', (v) => v === 'mixed', 'mixed'],
       ['Restart', (v) => v === 'on-failure', 'on-failure'],
       ['ProtectKernelTunables', (v) => v === 'yes', 'yes'],
       ['ProtectControlGroups', (v) => v === 'yes', 'yes'],
