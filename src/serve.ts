@@ -190,7 +190,11 @@ export interface StartOptions {
   systemdFd?: number;
   /** In a worker on systemd's socket: the connections its primary deals it, instead of listening. */
   dealt?: Dealt;
-  /** Limits counted where every node sees them (the store's database, on PostgreSQL); else each process counts its own. */
+  /**
+   * Limits counted where every process sees them: the store's database, on PostgreSQL (every
+   * node); the primary, for --workers on SQLite (src/cli/primary-limits.ts). Else this process
+   * counts its own.
+   */
   limits?: WindowLimits;
 }
 
@@ -266,16 +270,10 @@ function areas(
   service: Service,
   store: Store,
   config: ServeConfig,
-  { render, loginLimit, limits, shareOf, directShareOf, key }: { render?: () => Promise<string>; loginLimit?: LoginLimit; limits?: WindowLimits; shareOf: (limit: number) => number; directShareOf: (limit: number) => number; key?: SigningKey },
+  { render, loginLimit, limits, key }: { render?: () => Promise<string>; loginLimit?: LoginLimit; limits?: WindowLimits; key?: SigningKey },
 ): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
-  // In memory, per process: with --workers each worker counts its share, so the total stays the
-  // one set (of a direct address, the worker it is dealt to holds the whole); counted in a shared
-  // database, each counts toward the whole.
-  const [registrationsPerAddress, registrationsPerHour] = limits
-    ? [config.registrationsPerAddress, config.registrationsPerHour]
-    : [directShareOf(config.registrationsPerAddress), shareOf(config.registrationsPerHour)];
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
@@ -285,8 +283,9 @@ function areas(
           accountArea(service, {
             settings: { registration: config.registration, minPasswordLength: config.minPasswordLength, basePath, serverName: config.serverName },
             offlineUuids: config.registrationUuid === 'offline',
-            registrationsPerAddress,
-            registrationsPerHour,
+            // Counted in this process, or, with --workers, where they all count (see StartOptions.limits).
+            registrationsPerAddress: config.registrationsPerAddress,
+            registrationsPerHour: config.registrationsPerHour,
             limits,
             loginLimit,
             uploads,
@@ -342,7 +341,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     loginLimit,
     relays,
     proxies,
-    areas: areas(service, store, config, { render: metrics?.render, loginLimit, limits, shareOf, directShareOf, key }),
+    areas: areas(service, store, config, { render: metrics?.render, loginLimit, limits, key }),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
       metrics || logRequests

@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../ops/log.ts';
 import { endBySignal, isWorker, startWorkers, tellPrimaryListening } from './workers.ts';
 import { systemdSocketFd } from './systemd-socket.ts';
 import { createDealer, joinDeal } from './deal.ts';
+import { primaryLimits } from './primary-limits.ts';
 import { addressList } from '../http/client-address.ts';
 import { BACKUP_HELP, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
@@ -220,7 +221,7 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   try {
     store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env, serving: true });
     // With --workers, the primary logs the start-up warnings, once.
-    running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd: dealt ? undefined : systemdFd, dealt, limits: limitsOf(store) });
+    running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd: dealt ? undefined : systemdFd, dealt, limits: limitsOf(store) ?? (isWorker() ? primaryLimits() : undefined) });
   } catch (err) {
     // A start that fails (the port in use) leaves no new database behind.
     await store?.close().catch(() => {});

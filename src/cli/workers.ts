@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import type { Logger } from '../ops/log.ts';
 import type { ListenAddress } from '../serve.ts';
 import type { Dealer } from './deal.ts';
+import { countForWorkers } from './primary-limits.ts';
 
 /** A new worker of a reload that has not listened by then counts as failed; the old one keeps serving. */
 const RELOAD_START_TIMEOUT_MS = 60_000;
@@ -49,6 +50,7 @@ type Started = { worker: Worker; at: ListenAddress } | { reason: string };
  * its connections to the workers (src/cli/deal.ts), which then listen on nothing themselves.
  */
 export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promise<ListenAddress> {
+  const countLimits = countForWorkers();
   let phase: 'starting' | 'running' | 'stopping' | 'failed' = 'starting';
   /** Workers that listen and have not been told to stop. */
   const serving = new Set<Worker>();
@@ -59,7 +61,10 @@ export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promi
   /** Forks a worker; resolves once it listens, or with the reason it did not (it ended, or took longer than `ms`). */
   const startOne = (ms?: number): Promise<Started> => {
     const worker = cluster.fork();
-    if (dealer) worker.on('message', (m: unknown) => dealer.onMessage(worker, m));
+    worker.on('message', (m: unknown) => {
+      countLimits(worker, m);
+      dealer?.onMessage(worker, m);
+    });
     return new Promise((done) => {
       let timer: NodeJS.Timeout | undefined;
       const finish = (result: Started): void => {

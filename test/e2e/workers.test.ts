@@ -1,6 +1,7 @@
 // --workers N: N processes (node:cluster) on one port and one database. A join recorded through
 // one worker is seen by hasJoined on another at once; a password change or a removal (by the
-// CLI, a process of its own) counts on every worker at once. Each request here opens a
+// CLI, a process of its own) counts on every worker at once; limits counted in memory (sign-ups
+// from an address) hold for the workers together. Each request here opens a
 // connection of its own, which the cluster hands to the workers in turn, and the request log's
 // pid says which worker answered. On Deno, which has no node:cluster, --workers 2 is refused.
 import { after, describe, test } from 'node:test';
@@ -12,6 +13,7 @@ import { join as pathJoin } from 'node:path';
 import { childEnv, runCli, RUNTIME, serverCommand, startServer, tempDir, timedPost } from '../helpers/process.ts';
 import type { RunningServer } from '../helpers/process.ts';
 import { seedPlayer } from '../helpers/players.ts';
+import { call } from '../helpers/call.ts';
 
 const tmp = tempDir();
 after(() => tmp.cleanup());
@@ -156,6 +158,20 @@ describe('--workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster (
     const r = await runCli(['serve', '--db', db, '--workers', '2', '--metrics', '--port', '0']);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /--metrics cannot be used with --workers above 1/);
+  });
+
+  // Rule: limits counted in memory hold for the workers together: their primary counts them.
+  test('--registrations-per-address 5: of 7 sign-ups from one address, dealt to both workers, exactly 5 are let through', async () => {
+    const two = await startServer(['--db', pathJoin(tmp.dir, 'sign-ups.db'), '--workers', '2', '--account-page', '--registration', 'open', '--registrations-per-address', '5']);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await call(two.port, '/account/register', { from: '127.0.1.120', body: { name: `Signer${i}`, password: 'signer-password' } })).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429]);
+      // Each connection went to the other worker: both took part.
+      assert.equal(new Set(answeredBy(two, '/account/register')).size, 2, two.stdout());
+    } finally {
+      await two.stop();
+    }
   });
 
   test('--workers needs a database file', async () => {
