@@ -302,6 +302,7 @@ function areas(
             accountPage: config.accountPage,
             registration: config.registration !== 'off',
             loginLimit,
+            limits,
             uploads,
           }),
         ]

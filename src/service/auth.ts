@@ -64,6 +64,8 @@ export interface LoginOptions {
   from?: LoginClient;
   /** Appended to the new token (see issueToken). */
   tokenTail?: string;
+  /** Asked once the password is known right, before a token is issued: false refuses the login as a wrong password would be. */
+  admit?: () => Promise<boolean>;
 }
 
 /**
@@ -142,7 +144,7 @@ async function attempt(
 
 /** Checks the password and issues a token. */
 export async function login(ctx: Context, name: string, password: string, options: LoginOptions = {}): Promise<AuthResult> {
-  const { field = 'login', callerLeft, from = UNNAMED_CLIENT, tokenTail } = options;
+  const { field = 'login', callerLeft, from = UNNAMED_CLIENT, tokenTail, admit } = options;
   // Over a limit: refused before any work, and not counted as a failed login.
   requirePlayerName(field, name);
   requirePasswordSize(password);
@@ -150,6 +152,7 @@ export async function login(ctx: Context, name: string, password: string, option
   if (!user) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
   // Only after the password: to a guesser a locked account looks like any other.
   if (user.lockedAt !== null) throw locked(user.lockReason);
+  if (admit && !(await admit())) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
 
   const session = await startSession(ctx, user, from, tokenTail);
   // Only while the hash is still the one checked: a password changed meanwhile stays. The login

@@ -19,6 +19,7 @@ import type { Service } from '../service/service.ts';
 import type { User } from '../store/store.ts';
 import { parseUuid } from '../uuid.ts';
 import { VERSION } from '../version.ts';
+import { createWindowLimit, type WindowLimits } from '../ops/window-limit.ts';
 import { setHostedTexture } from '../textures/hosted.ts';
 import { MAX_TEXTURE_BYTES } from '../textures/limits.ts';
 import type { TextureKind } from '../textures/rules.ts';
@@ -49,6 +50,8 @@ export interface YggdrasilOptions {
   registration: boolean;
   /** The --address-login-limit count, shared with /auth and the account page. */
   loginLimit?: LoginLimit;
+  /** Where the login interval counts: in this process (the default), or where all workers or nodes count. */
+  limits?: WindowLimits;
   /** Hosted textures have a public address (--public-url: uploads are served only then), and --hd-textures. */
   uploads: UploadSettings;
 }
@@ -96,35 +99,20 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
   const profiles = createProfileWriter(options.key, service.textureUrl, options.uploads.hostsTextures);
   const certificates = createCertificates(options.key);
   const base = options.basePath;
-  /** When each account (by its name in lower case) last logged in or signed out here, oldest first. */
-  const accepted = new Map<string, number>();
-  /** Whether a login or sign-out of `key` that arrived at `arrived` comes within the interval of the last accepted one. */
-  const tooSoon = (key: string, arrived: number): boolean => arrived - (accepted.get(key) ?? -Infinity) < LOGIN_INTERVAL_MS;
-
   /**
-   * Takes a login or sign-out whose password was right as the last accepted one, unless another
-   * was accepted since it arrived (two at once: the later is refused, its token ended). Counted
-   * from its arrival, so the time its password took to check, longer on a busy host, lets no
-   * second one through.
+   * The specification's interval: one accepted login or sign-out of an account (by its name in
+   * lower case) a second, counted where every worker and node sees it when the limits are shared.
    */
-  const accept = (key: string, arrived: number): boolean => {
-    if (tooSoon(key, arrived)) return false;
-    const now = Date.now();
-    accepted.delete(key);
-    accepted.set(key, now);
-    for (const [old, at] of accepted) {
-      if (now - at < LOGIN_INTERVAL_MS) break;
-      accepted.delete(old);
-    }
-    return true;
-  };
+  const interval = options.limits ? options.limits('yggdrasil interval', 1, LOGIN_INTERVAL_MS) : createWindowLimit(1, LOGIN_INTERVAL_MS);
 
   /**
    * Checks the name and password as /auth does, from the launcher that sent `sent` (if it sent a
    * clientToken), for a token issued to `kept` (none: no token is kept). A login no check could
    * accept (an e-mail address) is refused as a wrong one, and so is one within the interval after
    * an accepted one: only a right password sets that interval going, so no one else can use it to
-   * keep the player out, and a refusal in it issues no token.
+   * keep the player out, and a login refused in it issues no token. The interval counts from the
+   * login's arrival, so the time its password took to check, longer on a busy host, lets no
+   * second one through (of two at once, the later is refused).
    */
   async function checkPassword(req: IncomingMessage, res: ServerResponse, body: JsonObject, sent?: string, kept?: string) {
     const arrived = Date.now();
@@ -136,16 +124,15 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
     res.once('close', () => left.abort());
     try {
       countLogin(req, options.loginLimit);
-      if (!NAME_PATTERN.test(name) || tooSoon(key, arrived)) throw new ServiceError('unauthorized', INVALID_CREDENTIALS);
+      if (!NAME_PATTERN.test(name)) throw new ServiceError('unauthorized', INVALID_CREDENTIALS);
       const from = { ...loginClient(req, sent), ...(kept !== undefined && { issueTo: deviceNamed(kept) }) };
       const tail = kept === undefined ? undefined : tokenTail(kept);
-      const result = await service.login(name, password, { field: 'username', callerLeft: left.signal, from, tokenTail: tail });
-      if (accept(key, arrived)) return result;
-      await service.endToken(result.accessToken);
+      // Taken only once the password is right, before a token is issued.
+      const admit = async (): Promise<boolean> => (await interval.take(key, arrived)) === 0;
+      return await service.login(name, password, { field: 'username', callerLeft: left.signal, from, tokenTail: tail, admit });
     } catch (err) {
       throw loginRefusal(req, err);
     }
-    throw forbidden(INVALID_CREDENTIALS);
   }
 
   /** The player of a live token with the clientToken sent (if one was), else 403. */

@@ -13,11 +13,14 @@ import { offlineUuid } from '../../src/uuid.ts';
 import { randomPng, textureName } from '../helpers/png.ts';
 import { call } from '../helpers/call.ts';
 import { testDb } from '../helpers/test-db.ts';
+import { databaseServer, postgresMissing } from '../helpers/postgres.ts';
 import { assertOk, login as jsonLogin, requestLines, sleep, undash, until } from './util.ts';
 
 const tmp = tempDir();
 const db = await testDb(tmp.dir, 'yggdrasil.db');
 const keptDb = await testDb(tmp.dir, 'kept-key.db');
+/** The phase's PostgreSQL cluster (or the file's own), where there is one: taken at the top level, as databaseServer asks. */
+const pg = postgresMissing ? undefined : await databaseServer();
 const PASSWORD = 'ygg-password-1';
 const INVALID_CREDENTIALS = 'Invalid credentials. Invalid username or password.';
 /** The specification's interval between two accepted logins of one account, and a margin. */
@@ -605,6 +608,42 @@ describe('the signing key', () => {
       const r = await runCli(['serve', '--port', '0', '--db', ':memory:', '--yggdrasil', '--yggdrasil-key', file]);
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, said);
+    }
+  });
+});
+
+describe('the login interval across processes', () => {
+  /** An authenticate of `name` on a connection of its own, from `from`: its status. */
+  const authenticateAt = async (port: number, name: string): Promise<number> =>
+    (await call(port, Y('/authserver/authenticate'), { body: { username: name, password: PASSWORD } })).status;
+
+  test('--workers 2: a second accepted login on the other worker within the second is refused', { skip: RUNTIME === 'deno' ? '--workers is Node only' : false }, async () => {
+    const file = await testDb(tmp.dir, 'interval-workers.db');
+    await seed(file, [{ name: 'Twice', password: PASSWORD }]);
+    const two = await startServer(['--db', file, '--workers', '2', '--yggdrasil', '--yggdrasil-key', keyFile]);
+    try {
+      // A connection of its own each: node:cluster deals them to the workers in turn, so each
+      // pair's second login reaches the worker that did not accept the first.
+      for (let pair = 0; pair < 3; pair++) {
+        if (pair > 0) await sleep(AFTER_INTERVAL_MS);
+        assert.deepEqual([await authenticateAt(two.port, 'Twice'), await authenticateAt(two.port, 'twice')], [200, 403], `pair ${pair + 1}`);
+      }
+    } finally {
+      await two.stop();
+    }
+  });
+
+  test('on PostgreSQL, two nodes: a second accepted login on the other node within the second is refused', { skip: postgresMissing }, async () => {
+    const url = pg!.url(await pg!.newDatabase('interval_nodes'));
+    await seed(url, [{ name: 'Twice', password: PASSWORD }]);
+    const nodes = [await startServer(['--db', url, '--yggdrasil', '--yggdrasil-key', keyFile]), await startServer(['--db', url, '--yggdrasil', '--yggdrasil-key', keyFile])];
+    try {
+      for (const [first, second] of [[0, 1], [1, 0]] as const) {
+        if (first === 1) await sleep(AFTER_INTERVAL_MS);
+        assert.deepEqual([await authenticateAt(nodes[first]!.port, 'Twice'), await authenticateAt(nodes[second]!.port, 'Twice')], [200, 403], `node ${first + 1}, then ${second + 1}`);
+      }
+    } finally {
+      await Promise.all(nodes.map((n) => n.stop()));
     }
   });
 });
