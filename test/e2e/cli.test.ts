@@ -549,7 +549,7 @@ const CHECKED_ON_NODE_18: Record<string, string[]> = {
   'node:crypto': ['createHash', 'createHmac', 'pbkdf2', 'randomBytes', 'randomUUID', 'scrypt', 'timingSafeEqual'],
   'node:events': ['once'],
   'node:fs': ['closeSync', 'existsSync', 'linkSync', 'openSync', 'readFileSync', 'readSync', 'rmSync', 'statSync'],
-  'node:net': ['isIP', 'Server'],
+  'node:net': ['isIP', 'Server', 'Socket'],
   'node:path': ['dirname', 'resolve'],
   'node:timers/promises': ['setTimeout'],
   'node:util': ['parseArgs'],
