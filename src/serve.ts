@@ -50,7 +50,7 @@ const ADDRESS_LOGIN_WINDOW_MS = 60 * 1000;
 export interface RunningServer {
   /** The one line that says where it listens and what it serves. */
   banner: string;
-  /** Where it listens (the socket's own address when systemd passed it). */
+  /** Where it listens (the socket's own address when systemd passed it; '' and 0 in a worker its primary deals to). */
   host: string;
   port: number;
   /** Requests begun and not yet over. */
@@ -188,7 +188,7 @@ export interface StartOptions {
   warnings?: boolean;
   /** The socket systemd passed, to listen on instead of --host and --port. */
   systemdFd?: number;
-  /** In a worker on systemd's socket: the connections its primary deals it, instead of listening. */
+  /** In a worker on systemd's socket (`systemdFd`): the connections its primary deals it, instead of listening. */
   dealt?: Dealt;
   /**
    * Limits counted where every process sees them: the store's database, on PostgreSQL (every
@@ -245,16 +245,10 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   endWithError(socket, status, message);
 }
 
-/**
- * One worker's share of a limit counted in memory. node:cluster deals connections to the workers
- * in turn, so each holding its share keeps the total the one the owner set. On systemd's socket
- * the primary deals every connection of a direct address to one worker (src/cli/deal.ts), so a
- * limit of direct addresses is held whole by the worker that has them: a share would refuse what
- * the owner allowed. Relays' and proxies' connections are dealt in turn, and their clients still
- * counted in shares.
- */
-function share(limit: number, workers: number, wholeLimit: boolean): number {
-  return wholeLimit ? limit : Math.ceil(limit / workers);
+/** Relays and trusted proxies, by a connection's peer address: their connections carry many clients. */
+export function trustedPeer(config: Pick<ServeConfig, 'relay' | 'trustProxy'>): (peer: string) => boolean {
+  const [relays, proxies] = [addressList(config.relay), addressList(config.trustProxy)];
+  return (peer) => relays(peer) || proxies(peer);
 }
 
 /** The login budget: `direct` logins a minute of a direct address, `proxied` of a client behind a trusted proxy. */
@@ -315,9 +309,13 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   const basePath = normalizeBasePath(config.basePath);
   const metrics = config.metrics ? createMetrics({ hashLoad: service.hashLoad }) : undefined;
   const logRequests = config.logLevel === 'info' || config.logLevel === 'debug';
-  // With --workers, each worker's share (see share); of direct addresses, the whole one where they are dealt.
-  const shareOf = (limit: number): number => share(limit, config.workers, false);
-  const directShareOf = (limit: number): number => share(limit, config.workers, dealt !== undefined);
+  // A limit counted in memory: node:cluster deals connections to the workers in turn, so each
+  // holding its share keeps the total the one the owner set. On systemd's socket the primary
+  // deals every connection of a direct address to one worker (src/cli/deal.ts), which holds a
+  // limit of direct addresses whole (a share would refuse what the owner allowed); relays' and
+  // proxies' connections are dealt in turn, and their clients still counted in shares.
+  const shareOf = (limit: number): number => Math.ceil(limit / config.workers);
+  const directShareOf = (limit: number): number => (dealt ? limit : shareOf(limit));
   // One count for /auth and the account page's login.
   const loginLimit = config.addressLoginLimit > 0 ? perCallerLimit(directShareOf(config.addressLoginLimit), shareOf(config.addressLoginLimit)) : undefined;
   // Made (or read) before the server listens: every answer of the API is signed with it.
@@ -333,7 +331,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   const connections = createConnections({
     max: config.maxConnections,
     perAddress: directShareOf(config.maxConnectionsPerAddress),
-    trusted: (peer) => relays(peer) || proxies(peer),
+    trusted: trustedPeer(config),
     graceMs: OVER_CAP_GRACE_MS,
   });
   const app = createApp(service, {
@@ -395,25 +393,23 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     sendError(res, 417, 'Expect is not supported, other than 100-continue', { connection: 'close' });
   });
 
-  let at: ListenAddress;
+  let at: ListenAddress | undefined;
   if (dealt) {
     // Node checks the headers and request timeouts once a server listens; dealt connections
     // come through no listener of this one, so it is told it listens.
     server.emit('listening');
     dealt.start((socket) => server.emit('connection', socket));
-    at = dealt.at;
   } else {
     await listen(server, config, systemdFd);
     const { address, port } = server.address() as AddressInfo;
     at = { host: address, port, systemdFd };
+    // The warnings judge the address really listened on (systemd's socket's, not --host).
+    if (warnings) for (const w of startupWarnings({ ...config, host: address }, { port, hostedTextures: await store.countTextures(), configFile })) log.warn(w);
   }
-  const { host, port } = at;
-  // The warnings judge the address really listened on (systemd's socket's, not --host).
-  if (warnings) for (const w of startupWarnings({ ...config, host }, { port, hostedTextures: await store.countTextures(), configFile })) log.warn(w);
   return {
-    banner: listeningLine(config, at, await store.countUsers()),
-    host,
-    port,
+    banner: at ? listeningLine(config, at, await store.countUsers()) : `mcauth listening through its primary, which deals it connections from the socket systemd passed as fd ${systemdFd}`,
+    host: at?.host ?? '',
+    port: at?.port ?? 0,
     inFlight: () => inFlight.size,
     stop: async () => {
       stopping = true;

@@ -4,10 +4,12 @@
 // in turn, spreads an address over every worker, each of which can only count a share). Relays'
 // and trusted proxies' connections, which carry many clients, are dealt in turn.
 //
-// Nothing is lost across a restart: the primary stops accepting before its workers stop, so
-// connections made meanwhile wait in the kernel's queue (systemd keeps the socket) for the next
-// process. A worker that stops first asks to be dealt no more, and finishes what it was dealt
-// before the primary's answer, which comes after them on the same channel.
+// Nothing waiting is lost across a restart: the primary listens only once its workers serve and
+// stops listening before they stop, so connections made meanwhile wait in the kernel's queue
+// (systemd keeps the socket) for the next process. A worker that stops first asks to be dealt no
+// more, and finishes what it was dealt before the primary's answer, which comes after them on
+// the same channel. A connection is the primary's until its worker says it took it: one dealt to
+// a worker that ended before then, never sent, is dealt again to another.
 import { Server as NetServer, Socket, type AddressInfo } from 'node:net';
 import type { Worker } from 'node:cluster';
 import { perAddressKey } from '../http/client-address.ts';
@@ -17,13 +19,12 @@ import { SYSTEMD_SOCKET_BACKLOG } from './systemd-socket.ts';
 
 /** What passes between the primary and a worker it deals to, on node:cluster's channel. */
 type DealMessage =
-  | { mcauthDeal: 'ready' } // worker: deal to me once I listen
-  | { mcauthDeal: 'at'; at: ListenAddress } // primary: where the connections come from
-  | { mcauthDeal: 'connection' } // primary: one connection, as the message's handle
+  | { mcauthDeal: 'connection'; id: number } // primary: one connection, as the message's handle
+  | { mcauthDeal: 'taken'; id: number } // worker: I hold it now
   | { mcauthDeal: 'stopping' } // worker: deal me no more
   | { mcauthDeal: 'done' }; // primary: nothing more comes after this
 
-export const isDealMessage = (m: unknown): m is DealMessage => typeof m === 'object' && m !== null && 'mcauthDeal' in m;
+const isDealMessage = (m: unknown): m is DealMessage => typeof m === 'object' && m !== null && 'mcauthDeal' in m;
 
 /** A 32-bit FNV-1a hash of `text`: an address's place among the workers. */
 function hash(text: string): number {
@@ -33,38 +34,48 @@ function hash(text: string): number {
 }
 
 export interface Dealer {
-  /** Where the socket listens. */
-  at: ListenAddress;
-  /** Gives `worker` the place `replacing` had, or a free one: from now on it is dealt connections. */
-  place: (worker: Worker, replacing?: Worker) => void;
+  /** Starts accepting (once the workers serve); resolves to where the socket listens. */
+  listen: () => Promise<ListenAddress>;
+  /** Gives `worker` the place `replacing` had, or a free one: from now on it is dealt connections. Whether it got one. */
+  place: (worker: Worker, replacing?: Worker) => boolean;
   /** Answers a worker's deal messages (wired to every worker's 'message'). */
   onMessage: (worker: Worker, message: unknown) => void;
-  /** Takes a worker that ended out of its place. */
+  /** Takes a worker that ended out of its place; what was dealt to it and never sent goes to another. */
   remove: (worker: Worker) => void;
   /** Stops accepting: what comes next waits in the kernel's queue for the next process. */
   close: () => void;
 }
 
+/** A connection dealt and not yet taken: `sent` once it has left this process. */
+interface Dealing {
+  socket: Socket;
+  sent: boolean;
+}
+
 /**
- * Listens on systemd's socket `fd` and deals its connections to `places` workers. `trusted`:
- * relays and trusted proxies, by the peer's address, which are dealt in turn.
+ * Deals the connections of systemd's socket `fd` to `places` workers. `trusted`: relays and
+ * trusted proxies, by the peer's address, which are dealt in turn. `onError`: an error of the
+ * listening socket after it listens (a failed accept: out of descriptors, say).
  */
-export function createDealer(fd: number, places: number, trusted: (peer: string) => boolean): Promise<Dealer> {
+export function createDealer(fd: number, places: number, trusted: (peer: string) => boolean, onError: (err: Error) => void): Dealer {
   const workers: (Worker | undefined)[] = new Array<Worker | undefined>(places).fill(undefined);
-  /** Connections accepted while no worker had a place (all had ended): dealt to the next placed. */
+  /** Per worker, what was dealt to it and not yet taken, by id. */
+  const dealings = new Map<Worker, Map<number, Dealing>>();
+  /** Connections accepted while no worker had a place (all had ended), up to the socket's backlog: dealt to the next placed. */
   const waiting: Socket[] = [];
+  let nextId = 0;
   let turn = 0;
 
-  /** The worker at place `start`, else the next one placed after it. */
+  /** The worker at place `start`, else the next one placed after it that can still be sent to. */
   const from = (start: number): Worker | undefined => {
     for (let i = 0; i < places; i++) {
       const worker = workers[(start + i) % places];
-      if (worker) return worker;
+      if (worker?.isConnected()) return worker;
     }
     return undefined;
   };
 
-  const remove = (worker: Worker): void => {
+  const unplace = (worker: Worker): void => {
     const i = workers.indexOf(worker);
     if (i >= 0) workers[i] = undefined;
   };
@@ -73,48 +84,73 @@ export function createDealer(fd: number, places: number, trusted: (peer: string)
     const peer = socket.remoteAddress;
     if (peer === undefined) return void socket.destroy();
     const worker = trusted(peer) ? from(turn++ % places) : from(hash(groupOf(perAddressKey(peer))) % places);
-    if (!worker) return void waiting.push(socket);
-    // Once sent, the handle is the worker's and this process's copy is closed; one that could
-    // not be sent (the worker has just ended) is closed, as a worker's own would be.
-    worker.send({ mcauthDeal: 'connection' }, socket, {}, (err) => {
-      if (err) socket.destroy();
+    if (!worker) return void (waiting.length < SYSTEMD_SOCKET_BACKLOG ? waiting.push(socket) : socket.destroy());
+    const id = nextId++;
+    const dealing: Dealing = { socket, sent: false };
+    const pending = dealings.get(worker) ?? new Map<number, Dealing>();
+    dealings.set(worker, pending.set(id, dealing));
+    // Kept open here until the worker says it took it: its copy is then the only one.
+    worker.send({ mcauthDeal: 'connection', id }, socket, { keepOpen: true }, (err) => {
+      if (!pending.has(id)) return;
+      dealing.sent = !err;
+      if (!err) return;
+      pending.delete(id);
+      deal(socket);
     });
   };
 
   const listener = new NetServer({ pauseOnConnect: true }, deal);
-  return new Promise((listening, fail) => {
-    listener.once('error', (err) => fail(new Error(`cannot listen on the socket systemd passed as fd ${fd}: ${err.message}`)));
-    listener.listen({ fd, backlog: SYSTEMD_SOCKET_BACKLOG }, () => {
-      const { address: host, port } = listener.address() as AddressInfo;
-      const at: ListenAddress = { host, port, systemdFd: fd };
-      listening({
-        at,
-        place(worker, replacing) {
-          const i = replacing && workers.includes(replacing) ? workers.indexOf(replacing) : workers.indexOf(undefined);
-          if (i >= 0) workers[i] = worker;
-          for (const socket of waiting.splice(0)) deal(socket);
-        },
-        onMessage(worker, message) {
-          if (!isDealMessage(message)) return;
-          if (message.mcauthDeal === 'ready') worker.send({ mcauthDeal: 'at', at });
-          if (message.mcauthDeal === 'stopping') {
-            remove(worker);
-            worker.send({ mcauthDeal: 'done' }, undefined, {}, () => {});
-          }
-        },
-        remove,
-        close() {
-          listener.close();
-          for (const socket of waiting.splice(0)) socket.destroy();
-        },
-      });
-    });
-  });
+  let at: ListenAddress | undefined;
+
+  return {
+    listen: () =>
+      new Promise((listening, fail) => {
+        listener.once('error', (err) => fail(new Error(`cannot listen on the socket systemd passed as fd ${fd}: ${err.message}`)));
+        listener.listen({ fd, backlog: SYSTEMD_SOCKET_BACKLOG }, () => {
+          listener.removeAllListeners('error').on('error', onError);
+          const { address: host, port } = listener.address() as AddressInfo;
+          at = { host, port, systemdFd: fd };
+          listening(at);
+        });
+      }),
+    place(worker, replacing) {
+      const i = replacing && workers.includes(replacing) ? workers.indexOf(replacing) : workers.indexOf(undefined);
+      if (i < 0) return false;
+      workers[i] = worker;
+      for (const socket of waiting.splice(0)) deal(socket);
+      return true;
+    },
+    onMessage(worker, message) {
+      if (!isDealMessage(message)) return;
+      if (message.mcauthDeal === 'taken') {
+        dealings.get(worker)?.get(message.id)?.socket.destroy();
+        dealings.get(worker)?.delete(message.id);
+      }
+      if (message.mcauthDeal === 'stopping') {
+        unplace(worker);
+        worker.send({ mcauthDeal: 'done' }, undefined, {}, () => {});
+      }
+    },
+    remove(worker) {
+      unplace(worker);
+      const pending = dealings.get(worker);
+      dealings.delete(worker);
+      // One sent may have reached the worker, which ended with it: closed. One never sent is dealt again.
+      for (const { socket, sent } of pending?.values() ?? []) {
+        if (sent) socket.destroy();
+        else deal(socket);
+      }
+      pending?.clear();
+    },
+    close() {
+      if (at) listener.close();
+      for (const socket of waiting.splice(0)) socket.destroy();
+    },
+  };
 }
 
-/** In a worker the primary deals to: where the connections come from, and the deal itself. */
+/** In a worker the primary deals to. */
 export interface Dealt {
-  at: ListenAddress;
   /** From now on `take` gets each connection the primary deals this worker. */
   start: (take: (socket: Socket) => void) => void;
   /**
@@ -124,9 +160,11 @@ export interface Dealt {
   end: () => Promise<void>;
 }
 
-/** In a worker: asks the primary to deal connections to it; resolves with where they come from. */
-export function joinDeal(): Promise<Dealt> {
+/** In a worker: takes the connections its primary deals it (from the primary's first message on). */
+export function joinDeal(): Dealt {
   let take: ((socket: Socket) => void) | undefined;
+  /** Dealt before `start`: taken then. */
+  const early: Socket[] = [];
   const open = new Set<Socket>();
   let primaryDone = false;
   let drained: () => void = () => {};
@@ -139,33 +177,34 @@ export function joinDeal(): Promise<Dealt> {
     check();
   };
   process.once('disconnect', over);
-  return new Promise((ready) => {
-    process.on('message', (message: unknown, handle: unknown) => {
-      if (!isDealMessage(message)) return;
-      if (message.mcauthDeal === 'at') {
-        ready({
-          at: message.at,
-          start: (t) => (take = t),
-          end: () => {
-            // A primary that has gone deals nothing more.
-            process.send?.({ mcauthDeal: 'stopping' }, undefined, {}, (err) => {
-              if (err) over();
-            });
-            return closed;
-          },
-        });
-      }
-      if (message.mcauthDeal === 'connection' && handle instanceof Socket) {
-        if (!take) return void handle.destroy();
-        open.add(handle);
-        handle.once('close', () => {
-          open.delete(handle);
-          check();
-        });
-        take(handle);
-      }
-      if (message.mcauthDeal === 'done') over();
-    });
-    process.send?.({ mcauthDeal: 'ready' }, undefined, {}, () => {});
+  process.on('message', (message: unknown, handle: unknown) => {
+    if (!isDealMessage(message)) return;
+    if (message.mcauthDeal === 'connection' && handle instanceof Socket) {
+      // As node:http's own listener has them: no Nagle delay, and a client's end of sending is not the end of the answer.
+      handle.setNoDelay(true);
+      handle.allowHalfOpen = true;
+      open.add(handle);
+      handle.once('close', () => {
+        open.delete(handle);
+        check();
+      });
+      process.send?.({ mcauthDeal: 'taken', id: message.id }, undefined, {}, () => {});
+      if (take) take(handle);
+      else early.push(handle);
+    }
+    if (message.mcauthDeal === 'done') over();
   });
+  return {
+    start: (t) => {
+      take = t;
+      for (const socket of early.splice(0)) t(socket);
+    },
+    end: () => {
+      // A primary that has gone deals nothing more.
+      process.send?.({ mcauthDeal: 'stopping' }, undefined, {}, (err) => {
+        if (err) over();
+      });
+      return closed;
+    },
+  };
 }

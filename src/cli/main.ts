@@ -2,7 +2,7 @@
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { listeningLine, startServer, startupWarnings, type ListenAddress, type RunningServer } from '../serve.ts';
+import { listeningLine, startServer, startupWarnings, trustedPeer, type ListenAddress, type RunningServer } from '../serve.ts';
 import { quote, ServiceError } from '../service/errors.ts';
 import { createService } from '../service/service.ts';
 import { createInvites } from '../invites/invites.ts';
@@ -14,7 +14,6 @@ import { endBySignal, isWorker, startWorkers, tellPrimaryListening } from './wor
 import { systemdSocketFd } from './systemd-socket.ts';
 import { createDealer, joinDeal } from './deal.ts';
 import { primaryLimits } from './primary-limits.ts';
-import { addressList } from '../http/client-address.ts';
 import { BACKUP_HELP, backUp } from './backup.ts';
 import { readConfigFile } from './config-file.ts';
 import { DB_OPTIONS, maskSecrets, toServiceOptions, USER_SETTINGS, optionsHelp, resolveDb, resolveServeConfig, SERVE_OPTION_TYPES, withBareValues, envName, type ConfigFile, type ServeConfig } from './options.ts';
@@ -213,7 +212,7 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   if (!isWorker()) log.debug('settings in effect', { settings: maskSecrets(config) });
   // A worker is dealt connections from its primary's socket from systemd (src/cli/deal.ts).
   const systemdFd = systemdSocketFd(io.env, isWorker() ? process.ppid : process.pid);
-  const dealt = isWorker() && systemdFd !== undefined ? await joinDeal() : undefined;
+  const dealt = isWorker() && systemdFd !== undefined ? joinDeal() : undefined;
   // Made here to know whether this start made it (a worker finds its primary's).
   const created = createDatabaseFile(config.db);
   let store: Store | undefined;
@@ -221,7 +220,7 @@ async function runServer(argv: string[], io: Io): Promise<number | undefined> {
   try {
     store = await open(config.db, { create: true, synchronous: config.synchronous, env: io.env, serving: true });
     // With --workers, the primary logs the start-up warnings, once.
-    running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd: dealt ? undefined : systemdFd, dealt, limits: limitsOf(store) ?? (isWorker() ? primaryLimits() : undefined) });
+    running = await startServer(config, store, log, { configFile: file, warnings: !isWorker(), systemdFd, dealt, limits: limitsOf(store) ?? (isWorker() ? primaryLimits() : undefined) });
   } catch (err) {
     // A start that fails (the port in use) leaves no new database behind.
     await store?.close().catch(() => {});
@@ -292,8 +291,8 @@ async function runPrimary(config: ServeConfig, log: Logger, io: Io, file: Config
   const fd = systemdSocketFd(io.env, process.pid);
   let at: ListenAddress;
   try {
-    const [relays, proxies] = [addressList(config.relay), addressList(config.trustProxy)];
-    const dealer = fd === undefined ? undefined : await createDealer(fd, config.workers, (peer) => relays(peer) || proxies(peer));
+    const onError = (err: Error): void => log.error('mcauth could not accept a connection on the socket systemd passed', {}, err);
+    const dealer = fd === undefined ? undefined : createDealer(fd, config.workers, trustedPeer(config), onError);
     process.off('SIGTERM', stopEarly).off('SIGINT', stopEarly);
     at = await startWorkers(config.workers, log, dealer);
   } catch (err) {

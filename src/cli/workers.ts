@@ -119,9 +119,16 @@ export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promi
         log.error(`mcauth reload stopped: a new worker could not start (${started.reason}; see its message above); ${theWorkers(serving.size)} serving (${pids(serving)}) ${serving.size === 1 ? 'keeps' : 'keep'} serving`);
         return;
       }
+      if (!serving.has(worker)) {
+        // The old one ended while this one started, and another took its place: this one is one too many.
+        serving.delete(started.worker);
+        started.worker.process.kill('SIGTERM');
+        continue;
+      }
       serving.delete(worker);
       dealer?.place(started.worker, worker);
-      // Its graceful stop: it stops taking connections from the cluster and finishes those it has.
+      // Its graceful stop: it stops taking connections (from the cluster, or asks the dealer for
+      // no more) and finishes those it has.
       worker.process.kill('SIGTERM');
       log.info(`mcauth reload: worker ${worker.process.pid} replaced by ${started.worker.process.pid} (${i + 1} of ${old.length}); the old one finishes its requests in flight`);
     }
@@ -162,7 +169,14 @@ export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promi
     if (!wasServing || phase !== 'running') return;
     log.error(`mcauth worker ${worker.process.pid} ended (${signal ?? `exit ${code}`}); starting another`);
     void startOne().then((started) => {
-      if (!('reason' in started)) return dealer?.place(started.worker);
+      if (!('reason' in started)) {
+        // No place left (a reload's new worker took it meanwhile): one too many.
+        if (dealer && !dealer.place(started.worker)) {
+          serving.delete(started.worker);
+          started.worker.process.kill('SIGTERM');
+        }
+        return;
+      }
       if (phase !== 'running') return;
       log.error(`mcauth could not start a worker in place of ${worker.process.pid} (${started.reason}); ${serving.size} serve`);
       if (serving.size === 0 && !reloading) {
@@ -174,23 +188,32 @@ export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promi
   });
 
   return new Promise((ready, fail) => {
+    /** Ends the start: every worker is killed, then it fails with `reason`. */
+    const abandon = (reason: string): void => {
+      phase = 'failed';
+      const left = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+      for (const w of left) w.process.kill('SIGKILL');
+      // Said once they have ended: the caller may remove the database file they would open.
+      void Promise.all(left.map((w) => once(w, 'exit'))).then(() => fail(new Error(reason)));
+    };
+    const running = (at: ListenAddress): void => {
+      // A stop that came meanwhile found nothing listening yet.
+      if (phase === 'stopping') return dealer?.close();
+      if (phase !== 'starting') return;
+      phase = 'running';
+      ready(at);
+    };
     let waiting = count;
     for (let i = 0; i < count; i++) {
       void startOne().then((started) => {
         if (phase !== 'starting') return;
-        if ('reason' in started) {
-          // It never served: its reason is on standard error. Starting another would fail the same way.
-          phase = 'failed';
-          const left = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
-          for (const w of left) w.process.kill('SIGKILL');
-          // Said once they have ended: the caller may remove the database file they would open.
-          void Promise.all(left.map((w) => once(w, 'exit'))).then(() => fail(new Error(`a worker could not start (${started.reason}); see its message above`)));
-        } else {
-          dealer?.place(started.worker);
-          if (--waiting > 0) return;
-          phase = 'running';
-          ready(dealer?.at ?? started.at);
-        }
+        // It never served: its reason is on standard error. Starting another would fail the same way.
+        if ('reason' in started) return abandon(`a worker could not start (${started.reason}); see its message above`);
+        dealer?.place(started.worker);
+        if (--waiting > 0) return;
+        // On systemd's socket, accepting only now: what came before waits in the kernel's queue.
+        if (!dealer) return running(started.at);
+        dealer.listen().then(running, (err: Error) => abandon(err.message));
       });
     }
   });

@@ -12,7 +12,7 @@ export interface Caller {
   address: string;
   /** A relay (valid API key, or its address in --relay and not a trusted proxy): per-address rules do not apply. */
   relay: boolean;
-  /** Forwarded by a trusted proxy: the connection is the proxy's, shared with its other clients. */
+  /** On a trusted proxy's connection (forwarded by it, or its own): shared with its other clients. */
   proxied: boolean;
 }
 
@@ -74,7 +74,7 @@ export function callerOf(req: IncomingMessage, { relays, proxies, withApiKey }: 
   if (!peers.has(req.socket)) {
     const peer = req.socket.remoteAddress ?? '';
     const proxy = proxies(peer);
-    peers.set(req.socket, { peer, proxy, caller: { address: perAddressKey(peer), relay: relays(peer) && !proxy, proxied: false } });
+    peers.set(req.socket, { peer, proxy, caller: { address: perAddressKey(peer), relay: relays(peer) && !proxy, proxied: proxy } });
   }
   const { peer, proxy, caller } = peers.get(req.socket)!;
   const client = (proxy && forwardedFor(req)) || peer;

@@ -253,6 +253,33 @@ describe('connections', () => {
       );
       const statuses3 = proxied.map((a) => a.status);
       assert.equal(statuses3.filter((st) => st === 401).length, 10, statuses3.join(' '));
+      const servedBy = (client: string): Set<number> => new Set(s.lines().filter((l) => l.msg === 'request' && l.client === client).map((l) => l.pid!));
+      assert.ok(await waitUntil(() => s.lines().filter((l) => l.msg === 'request' && l.client === '203.0.113.5').length === 16, 5000), 'every proxied login logged');
+      assert.equal(servedBy('203.0.113.5').size, 2, 'the proxy\'s connections went to both workers');
+      // The proxy's own requests (no X-Forwarded-For) are counted in shares too: its connections reach both workers.
+      const own = await pool(Array.from({ length: 16 }, (_, i) => i), 4, (i) => call(s.port, '/auth', { from: '127.0.1.100', body: { login: `Nobody_${i}`, password: 'x' } }));
+      const statuses4 = own.map((a) => a.status);
+      assert.equal(statuses4.filter((st) => st === 401).length, 10, statuses4.join(' '));
+      assert.equal(await s.end(), 0, s.output());
+    } finally {
+      s.kill();
+    }
+  });
+
+  test('under socket activation, --workers 2: a worker killed: the other serves every address, then its replacement takes its place', { skip: RUNTIME === 'deno' ? 'node:cluster (--workers) is Node only' : false }, async () => {
+    const s = await startActivated(['--db', pathJoin(tmp.dir, 'activated-crash.db'), '--workers', '2'], 1);
+    try {
+      await s.waitForLine('both workers listening', (l) => /2 workers/.test(String(l.msg)));
+      const workerPids = (): number[] => [...new Set(s.lines().filter((l) => l.msg === 'request').map((l) => l.pid!))];
+      const healthFromEach = async (): Promise<number[]> => pool(Array.from({ length: 40 }, (_, i) => i), 8, async (i) => (await call(s.port, '/health', { from: `127.0.6.${i + 1}`, timeoutMs: 10_000 })).status);
+      assert.deepEqual(new Set(await healthFromEach()), new Set([200]));
+      assert.ok(await waitUntil(() => workerPids().length === 2, 5000), `40 addresses reached ${workerPids().length} worker(s)`);
+      const [killed] = workerPids();
+      process.kill(killed!, 'SIGKILL');
+      // Once the primary knows (a connection dealt to it before then goes with it), every address is answered.
+      await s.waitForLine('a worker started in its place', (l) => /ended \(SIGKILL\); starting another/.test(String(l.msg)));
+      assert.deepEqual(new Set(await healthFromEach()), new Set([200]));
+      assert.ok(await waitUntil(() => workerPids().length >= 3, 20_000, async () => void (await healthFromEach())), `served by ${workerPids().join(', ')}: the replacement was dealt nothing`);
       assert.equal(await s.end(), 0, s.output());
     } finally {
       s.kill();

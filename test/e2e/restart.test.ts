@@ -187,8 +187,8 @@ const answeredBy = (lines: OutputLine[]): Set<number> => new Set(lines.filter((l
 // acknowledged join: the connections made while no server runs wait for the next one.
 for (const workers of [1, 2]) {
   const skip = workers > 1 && RUNTIME === 'deno' ? 'Deno has no node:cluster' : false;
-  // With --workers, node:cluster's primary would close the connections it had accepted and not
-  // handed on when the last worker stops: the workers accept from systemd's socket themselves.
+  // With --workers, the primary deals the connections (src/cli/deal.ts): it listens only once
+  // its workers serve, and stops listening before they stop.
   test(`socket activation${workers > 1 ? ', --workers 2' : ''}: a client sees no refused or broken connection through 3 restarts, and every acknowledged join`, { timeout: 300_000, skip }, async () => {
     const db = pathJoin(tmp.dir, `activated-${workers}.db`);
     const players = await addPlayers(db, 3);
