@@ -9,7 +9,7 @@
 // (systemd keeps the socket) for the next process. A worker that stops first asks to be dealt no
 // more, and finishes what it was dealt before the primary's answer, which comes after them on
 // the same channel. A connection is the primary's until its worker says it took it: one dealt to
-// a worker that ended before then, never sent, is dealt again to another.
+// a worker that ended before then is dealt again to another.
 import { Server as NetServer, Socket, type AddressInfo } from 'node:net';
 import type { Worker } from 'node:cluster';
 import { perAddressKey } from '../http/client-address.ts';
@@ -40,16 +40,19 @@ export interface Dealer {
   place: (worker: Worker, replacing?: Worker) => boolean;
   /** Answers a worker's deal messages (wired to every worker's 'message'). */
   onMessage: (worker: Worker, message: unknown) => void;
-  /** Takes a worker that ended out of its place; what was dealt to it and never sent goes to another. */
+  /** Takes a worker whose channel closed (it ended) out of its place; what it did not take goes to another. */
   remove: (worker: Worker) => void;
   /** Stops accepting: what comes next waits in the kernel's queue for the next process. */
   close: () => void;
 }
 
-/** A connection dealt and not yet taken: `sent` once it has left this process. */
+/** How long a worker has to say it took a connection; then it is closed (a worker stuck, or one that refused the handle). */
+const TAKE_MS = 10_000;
+
+/** A connection dealt and not yet taken, and what closes it if it is not taken in time. */
 interface Dealing {
   socket: Socket;
-  sent: boolean;
+  timer: NodeJS.Timeout;
 }
 
 /**
@@ -86,15 +89,15 @@ export function createDealer(fd: number, places: number, trusted: (peer: string)
     const worker = trusted(peer) ? from(turn++ % places) : from(hash(groupOf(perAddressKey(peer))) % places);
     if (!worker) return void (waiting.length < SYSTEMD_SOCKET_BACKLOG ? waiting.push(socket) : socket.destroy());
     const id = nextId++;
-    const dealing: Dealing = { socket, sent: false };
     const pending = dealings.get(worker) ?? new Map<number, Dealing>();
-    dealings.set(worker, pending.set(id, dealing));
+    const timer = setTimeout(() => {
+      if (pending.delete(id)) socket.destroy();
+    }, TAKE_MS).unref();
+    dealings.set(worker, pending.set(id, { socket, timer }));
     // Kept open here until the worker says it took it: its copy is then the only one.
     worker.send({ mcauthDeal: 'connection', id }, socket, { keepOpen: true }, (err) => {
-      if (!pending.has(id)) return;
-      dealing.sent = !err;
-      if (!err) return;
-      pending.delete(id);
+      if (!err || !pending.delete(id)) return;
+      clearTimeout(timer);
       deal(socket);
     });
   };
@@ -123,8 +126,12 @@ export function createDealer(fd: number, places: number, trusted: (peer: string)
     onMessage(worker, message) {
       if (!isDealMessage(message)) return;
       if (message.mcauthDeal === 'taken') {
-        dealings.get(worker)?.get(message.id)?.socket.destroy();
-        dealings.get(worker)?.delete(message.id);
+        const pending = dealings.get(worker);
+        const dealing = pending?.get(message.id);
+        if (!dealing) return;
+        clearTimeout(dealing.timer);
+        dealing.socket.destroy();
+        pending!.delete(message.id);
       }
       if (message.mcauthDeal === 'stopping') {
         unplace(worker);
@@ -135,10 +142,11 @@ export function createDealer(fd: number, places: number, trusted: (peer: string)
       unplace(worker);
       const pending = dealings.get(worker);
       dealings.delete(worker);
-      // One sent may have reached the worker, which ended with it: closed. One never sent is dealt again.
-      for (const { socket, sent } of pending?.values() ?? []) {
-        if (sent) socket.destroy();
-        else deal(socket);
+      // Its channel is closed, every message it sent read: what it did not say it took, it never
+      // read from (it says so before it reads), so another worker can serve it.
+      for (const { socket, timer } of pending?.values() ?? []) {
+        clearTimeout(timer);
+        deal(socket);
       }
       pending?.clear();
     },

@@ -65,6 +65,8 @@ export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promi
       countLimits(worker, m);
       dealer?.onMessage(worker, m);
     });
+    // Once every message it sent has been read: what it did not take goes to another.
+    worker.once('disconnect', () => dealer?.remove(worker));
     return new Promise((done) => {
       let timer: NodeJS.Timeout | undefined;
       const finish = (result: Started): void => {
@@ -155,7 +157,6 @@ export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promi
 
   cluster.on('exit', (worker, code, signal) => {
     const wasServing = serving.delete(worker);
-    dealer?.remove(worker);
     if (phase === 'stopping') {
       // Not cluster.workers' count: it lists a worker until it has both exited and disconnected,
       // and the disconnect may come after this event; the last one would then never end this.
