@@ -253,7 +253,8 @@ export function trustedPeer(config: Pick<ServeConfig, 'relay' | 'trustProxy'>): 
 
 /** The login budget: `direct` logins a minute of a direct address, `proxied` of a client behind a trusted proxy. */
 function perCallerLimit(direct: number, proxied: number): LoginLimit {
-  const own = createWindowLimit(direct, ADDRESS_LOGIN_WINDOW_MS).take;
+  const { take } = createWindowLimit(direct, ADDRESS_LOGIN_WINDOW_MS);
+  const own = (address: string, now: number): number => take(address, now);
   if (direct === proxied) return own;
   const behindProxy = createWindowLimit(proxied, ADDRESS_LOGIN_WINDOW_MS).take;
   return (address, now, viaProxy) => (viaProxy ? behindProxy : own)(address, now);

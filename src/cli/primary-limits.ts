@@ -15,17 +15,17 @@ const isLimitMessage = (m: unknown): m is LimitMessage => typeof m === 'object' 
 
 /** In the primary: answers its workers' limit messages (wired to every worker's 'message'). */
 export function countForWorkers(): (worker: Worker, message: unknown) => void {
+  // By name alone: workers of a reload with a new limit go on counting where the old ones were.
   const limits = new Map<string, WindowLimit>();
   const limitOf = ({ name, limit, windowMs }: { name: string; limit: number; windowMs: number }): WindowLimit => {
-    const id = `${name} ${limit} ${windowMs}`;
-    const made = limits.get(id) ?? createWindowLimit(limit, windowMs);
-    limits.set(id, made);
+    const made = limits.get(name) ?? createWindowLimit(limit, windowMs);
+    limits.set(name, made);
     return made;
   };
   return (worker, message) => {
     if (!isLimitMessage(message)) return;
     if (message.mcauthLimit === 'take') {
-      const answer: LimitMessage = { mcauthLimit: 'answer', id: message.id, wait: limitOf(message).take(message.key, message.now) };
+      const answer: LimitMessage = { mcauthLimit: 'answer', id: message.id, wait: limitOf(message).take(message.key, message.now, message.limit) };
       worker.send(answer, undefined, {}, () => {});
     }
     if (message.mcauthLimit === 'giveBack') limitOf(message).giveBack(message.key);

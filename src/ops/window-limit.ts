@@ -6,8 +6,8 @@
 const MAX_TRACKED_ADDRESSES = 100_000;
 
 export interface WindowLimit {
-  /** Counts a call of `key` at `now` and gives 0; over the limit, counts nothing and gives the seconds until its window ends. */
-  take: (key: string, now: number) => number;
+  /** Counts a call of `key` at `now` and gives 0; over the limit (`limit`, else the one it was made with), counts nothing and gives the seconds until its window ends. */
+  take: (key: string, now: number, limit?: number) => number;
   /** Takes back a counted call of `key` (one that turned out not to count). */
   giveBack: (key: string) => void;
 }
@@ -24,10 +24,10 @@ export interface SharedWindowLimit {
 /** Makes the limits a capability counts: `name` tells one limit's keys from another's (no name may begin with another and a space). */
 export type WindowLimits = (name: string, limit: number, windowMs: number) => SharedWindowLimit;
 
-export function createWindowLimit(limit: number, windowMs: number): WindowLimit {
+export function createWindowLimit(made: number, windowMs: number): WindowLimit {
   const windows = new Map<string, { start: number; count: number }>();
   return {
-    take: (key, now) => {
+    take: (key, now, limit = made) => {
       let window = windows.get(key);
       if (!window || now - window.start >= windowMs) {
         if (windows.size >= MAX_TRACKED_ADDRESSES) for (const [k, w] of windows) if (now - w.start >= windowMs) windows.delete(k);
