@@ -148,11 +148,16 @@ export async function login(ctx: Context, name: string, password: string, option
   // Over a limit: refused before any work, and not counted as a failed login.
   requirePlayerName(field, name);
   requirePasswordSize(password);
+  const began = performance.now();
   const user = await attempt(ctx, name, password, from, () => ctx.store.findUserByName(name), callerLeft);
   if (!user) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
   // Only after the password: to a guesser a locked account looks like any other.
   if (user.lockedAt !== null) throw locked(user.lockReason);
-  if (admit && !(await admit())) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
+  if (admit && !(await admit())) {
+    // Held to the failed-login floor as a wrong password is: the time does not tell it was right.
+    await sleep(Math.max(0, ctx.options.failedLoginFloorMs - (performance.now() - began)));
+    throw new ServiceError('unauthorized', BAD_CREDENTIALS);
+  }
 
   const session = await startSession(ctx, user, from, tokenTail);
   // Only while the hash is still the one checked: a password changed meanwhile stays. The login

@@ -110,27 +110,29 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
    * clientToken), for a token issued to `kept` (none: no token is kept). A login no check could
    * accept (an e-mail address) is refused as a wrong one, and so is one within the interval after
    * an accepted one: only a right password sets that interval going, so no one else can use it to
-   * keep the player out, and a login refused in it issues no token. The interval counts from the
-   * login's arrival, so the time its password took to check, longer on a busy host, lets no
-   * second one through (of two at once, the later is refused).
+   * keep the player out, and a login refused in it issues no token. It counts between the
+   * moments two logins are accepted, so the tokens of two accepted ones are a second apart at
+   * least, however long their passwords took to check.
    */
   async function checkPassword(req: IncomingMessage, res: ServerResponse, body: JsonObject, sent?: string, kept?: string) {
-    const arrived = Date.now();
     const name = stringField(body, 'username');
     const password = stringField(body, 'password');
     const key = name.toLowerCase();
     if (NAME_PATTERN.test(name)) notePlayer(res, name);
     const left = new AbortController();
     res.once('close', () => left.abort());
+    // Taken only once the password is right, just before a token is issued.
+    let admitted = false;
+    const admit = async (): Promise<boolean> => (admitted = (await interval.take(key, Date.now())) === 0);
     try {
       countLogin(req, options.loginLimit);
       if (!NAME_PATTERN.test(name)) throw new ServiceError('unauthorized', INVALID_CREDENTIALS);
       const from = { ...loginClient(req, sent), ...(kept !== undefined && { issueTo: deviceNamed(kept) }) };
       const tail = kept === undefined ? undefined : tokenTail(kept);
-      // Taken only once the password is right, before a token is issued.
-      const admit = async (): Promise<boolean> => (await interval.take(key, arrived)) === 0;
       return await service.login(name, password, { field: 'username', callerLeft: left.signal, from, tokenTail: tail, admit });
     } catch (err) {
+      // Admitted, then failed (a busy database): the interval was not used.
+      if (admitted) await Promise.resolve(interval.giveBack(key)).catch(() => {});
       throw loginRefusal(req, err);
     }
   }

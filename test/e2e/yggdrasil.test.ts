@@ -208,8 +208,11 @@ describe('authserver', () => {
       for (let i = 0; i < 2; i++) assertYggFail(await post('/authserver/authenticate', { username: 'Changer', password: 'wrong' }), 403, 'ForbiddenOperationException');
       return authenticate('Changer');
     });
+    const sent = performance.now();
     const second = await post('/authserver/authenticate', { username: 'changer', password: PASSWORD });
     assertYggFail(second, 403, 'ForbiddenOperationException', INVALID_CREDENTIALS);
+    // Held to the failed-login floor (1 s), as a wrong password is: its time does not tell the password was right.
+    assert.ok(performance.now() - sent >= 950, `refused after ${Math.round(performance.now() - sent)} ms`);
     assert.equal(await validate(first.accessToken), 204, 'the first login\'s token stands');
     assert.equal(typeof (await loginAs('Changer')).accessToken, 'string');
   });
@@ -628,6 +631,14 @@ describe('the login interval across processes', () => {
         if (pair > 0) await sleep(AFTER_INTERVAL_MS);
         assert.deepEqual([await authenticateAt(two.port, 'Twice'), await authenticateAt(two.port, 'twice')], [200, 403], `pair ${pair + 1}`);
       }
+      // The refusals came from the worker that had not accepted the login before them.
+      const path = Y('/authserver/authenticate');
+      await until(async () => requestLines(two).filter((l) => l.path === path).length === 6, 5000);
+      const lines = requestLines(two)
+        .filter((l) => l.path === path)
+        .sort((a, b) => a.time - b.time);
+      const pairs = [0, 2, 4].map((i) => `${lines[i].status} by ${lines[i].pid}, ${lines[i + 1].status} by ${lines[i + 1].pid}`);
+      assert.ok([0, 2, 4].some((i) => lines[i].pid !== lines[i + 1].pid), pairs.join('; '));
     } finally {
       await two.stop();
     }
