@@ -67,8 +67,8 @@ function noteName(res: ServerResponse, name: string): void {
 
 /** The page (`GET {base}/account`) and the API (`{base}/account/...`), open to every caller. */
 export function accountArea(service: Service, options: AccountOptions): Area {
-  // In memory, per process, unless the server shares them (src/serve.ts: with --workers each
-  // worker is then given its share; on PostgreSQL the database counts for every node).
+  // In memory, per process, unless the server shares them (src/serve.ts: with --workers the
+  // primary counts for all the workers; on PostgreSQL the database counts for every node).
   const limits: WindowLimits = options.limits ?? ((_name, limit, windowMs) => createWindowLimit(limit, windowMs));
   const perAddress = limits('registrations by address', options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
   const inAll = limits('registrations in all', options.registrationsPerHour, REGISTRATION_WINDOW_MS);
