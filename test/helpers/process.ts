@@ -162,10 +162,18 @@ export function spawnListening(command: string[], opts: { env?: Record<string, s
     }),
   );
   const running = (): boolean => !ended;
+  let asked = false;
+  let listened = false;
   const stop = (): Promise<Exit> => {
+    asked = true;
     if (running()) child.kill('SIGTERM');
     return exited;
   };
+  // A server that ends unasked, not by a signal (a crash), says why in the run's output: a test
+  // that then fails sees only a refused connection.
+  void exited.then(({ code, signal }) => {
+    if (listened && !asked && signal === null && code !== 0) process.stderr.write(`test helper: server ${child.pid} (${command.slice(1).join(' ')}) exited with status ${code}, unasked:\n${err.slice(-4000)}\n`);
+  });
   const waiters = new Set<() => void>();
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -216,6 +224,7 @@ export function spawnListening(command: string[], opts: { env?: Record<string, s
       if (!m) return;
       waiters.delete(onOutput);
       clearTimeout(timer);
+      listened = true;
       const line = out.split('\n').find((l) => l.includes('listening on')) ?? out;
       ready({ child, line, host: m[1]!, port: Number(m[2]), exited, running, stdout: () => out, stderr: () => err, waitFor, stop });
     };
