@@ -105,6 +105,10 @@ export function createMemoryStore(): Store {
       return png && Buffer.from(png);
     },
     countTextures: async () => textures.size,
+    async textureHosts() {
+      const urls = [...users.values()].flatMap((u) => [u.skinUrl, u.capeUrl]).filter((url) => url !== null);
+      return [...new Set(urls.map((url) => /\/\/([^/]*)/.exec(url)?.[1] ?? ''))];
+    },
     async deleteUser(id) {
       const u = users.get(id);
       if (!u) return false;

@@ -261,6 +261,11 @@ export async function createPostgresStore(sql: Sql): Promise<Store> {
       return row && Buffer.from(row.png);
     },
     countTextures: async () => Number((await sql<{ n: Millis }[]>`SELECT count(*) AS n FROM textures`)[0]!.n),
+    textureHosts: async () =>
+      (
+        await sql<{ host: string }[]>`SELECT DISTINCT host FROM (SELECT substring(skin_url from '//([^/]*)') AS host FROM users WHERE skin_url IS NOT NULL
+          UNION ALL SELECT substring(cape_url from '//([^/]*)') FROM users WHERE cape_url IS NOT NULL) AS t WHERE host IS NOT NULL`
+      ).map((row) => row.host),
 
     endSessions: (id) => transaction(sql, (tx) => endSessions(tx, id)),
 

@@ -59,6 +59,7 @@ export function createService(store: Store, options: ServiceOptions, now: () => 
     /** A capability's secret, kept in the store for every process (see Store.keepSecret). */
     keepSecret: (name: string, value?: string) => store.keepSecret(name, value),
     countTextures: () => store.countTextures(),
+    textureHosts: () => store.textureHosts(),
     /** Throws when the store cannot answer a query (for /health). */
     checkStore: async () => store.ping(),
     /** The public address of a player's skin or cape, hosted or external. */

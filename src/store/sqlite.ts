@@ -75,6 +75,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     ),
     texture: sql('SELECT png FROM textures WHERE hash = ?'),
     countTextures: sql('SELECT count(*) AS n FROM textures'),
+    // What follows `//` in each URL, up to the next `/` (the URLs are absolute http or https ones).
+    textureHosts: sql("SELECT DISTINCT substr(u, 1, instr(u || '/', '/') - 1) AS host FROM (SELECT substr(skin_url, instr(skin_url, '//') + 2) AS u FROM users WHERE skin_url IS NOT NULL UNION ALL SELECT substr(cape_url, instr(cape_url, '//') + 2) FROM users WHERE cape_url IS NOT NULL)"),
     deleteUser: sql('DELETE FROM users WHERE id = ?'),
     deleteTokens: sql('DELETE FROM tokens WHERE user_id = ?1 AND digest IS NOT ?2'),
     insertToken: sql('INSERT INTO tokens (digest, user_id, issued_at, expires_at, client) VALUES (?, ?, ?, ?, ?)'),
@@ -184,6 +186,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       return row && Buffer.from(row.png.buffer, row.png.byteOffset, row.png.byteLength);
     },
     countTextures: async () => Number((q.countTextures.get() as { n: number }).n),
+    textureHosts: async () => (q.textureHosts.all() as { host: string }[]).map((row) => row.host),
     // Tokens and joins go with the user (ON DELETE CASCADE); textures no one wears, here.
     deleteUser: async (id) => transaction(db, () => {
       const before = toUser(q.byId.get(id));

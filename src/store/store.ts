@@ -92,6 +92,8 @@ export interface Store {
   /** The PNG of a hosted texture. */
   findTexture(hash: string): Promise<Buffer | undefined>;
   countTextures(): Promise<number>;
+  /** The host (and port, if any) of every skin and cape kept on another site (the URLs an admin set), each once. */
+  textureHosts(): Promise<string[]>;
   /** Ends every session of the user: its tokens and its join, atomically. */
   endSessions(id: string): Promise<void>;
   /** Deletes the user with its tokens and join (and textures no one else uses). False when there was none. */

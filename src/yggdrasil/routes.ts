@@ -90,6 +90,18 @@ function loginRefusal(req: IncomingMessage, err: unknown): unknown {
 }
 
 /** A clientToken for a launcher that sent none: 32 hex digits, as Mojang's are. */
+/** How long skinDomains is kept before the players' texture hosts are read again. */
+const SKIN_DOMAINS_MS = 60_000;
+
+/** The host name of a URL's authority (`user@host:port`), as skinDomains lists it; none when it is no host. */
+function hostnameOf(authority: string): string[] {
+  try {
+    return [new URL(`http://${authority}`).hostname];
+  } catch {
+    return [];
+  }
+}
+
 const newClientToken = (): string => randomUUID().replaceAll('-', '');
 
 /** A field that may be left out (or null, as some clients send for none). */
@@ -172,7 +184,19 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
   });
   const user = (u: Pick<User, 'id'>) => ({ id: undashed(u.id), properties: [] });
 
-  // The settings decide it whole: made once, not at every request.
+  // skinDomains: --public-url's host (textures hosted here) and the hosts of the players' textures
+  // kept on other sites, read again at most once a minute (a scan of the players).
+  const hostedHere = options.publicUrl === '' ? [] : [new URL(options.publicUrl).hostname];
+  let domains: { at: number; list: Promise<string[]> } | undefined;
+  const skinDomains = (): Promise<string[]> => {
+    if (!domains || Date.now() - domains.at >= SKIN_DOMAINS_MS) {
+      const list = service.textureHosts().then((hosts) => [...new Set([...hostedHere, ...hosts.flatMap(hostnameOf)])]);
+      domains = { at: Date.now(), list: list.catch(() => hostedHere) };
+    }
+    return domains.list;
+  };
+
+  // The rest the settings decide whole: made once, not at every request.
   const site = options.publicUrl === '' ? undefined : `${options.publicUrl}${base}`;
   const links = options.accountPage && site ? { homepage: `${site}/account`, ...(options.registration && { register: `${site}/account` }) } : {};
   const root = {
@@ -184,10 +208,10 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
       'feature.non_email_login': true,
       'feature.enable_profile_key': true,
     },
-    skinDomains: options.publicUrl === '' ? [] : [new URL(options.publicUrl).hostname],
+    skinDomains: hostedHere,
     signaturePublickey: options.key.publicPem,
   };
-  const metadata = get(async () => root);
+  const metadata = get(async () => ({ ...root, skinDomains: await skinDomains() }));
 
   const routes: Routes = {
     '/yggdrasil': metadata,

@@ -142,6 +142,20 @@ describe('the API root', () => {
     }
   });
 
+  test('skinDomains also lists the hosts of skins and capes kept on other sites (user set --skin-url, --cape-url)', async () => {
+    const file = await testDb(tmp.dir, 'skin-domains.db');
+    await seed(file, [{ name: 'Elsewhere', password: PASSWORD }]);
+    const set = await runCli(['user', 'set', 'Elsewhere', '--skin-url', 'https://skins.example.net/a.png', '--cape-url', 'https://capes.example.org:8443/c.png', '--db', file]);
+    assert.equal(set.code, 0, set.stderr);
+    const other = await startServer(['--db', file, '--yggdrasil', '--yggdrasil-key', keyFile, '--public-url', 'https://auth.example.com']);
+    try {
+      const r = await get('/', other);
+      assert.deepEqual(r.body.skinDomains.sort(), ['auth.example.com', 'capes.example.org', 'skins.example.net']);
+    } finally {
+      await other.stop();
+    }
+  });
+
   test('every answer carries X-Authlib-Injector-API-Location, the site root and the JSON API included', async () => {
     for (const r of [await s.request('/'), await s.request('/health'), await get('/'), await s.post('/auth', { login: 'Steve', password: 'wrong' })]) {
       assert.equal(r.headers.get('x-authlib-injector-api-location'), '/yggdrasil/');

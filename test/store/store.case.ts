@@ -77,6 +77,18 @@ export function storeCases(label: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.findUserById(A), user('Alice', A));
     });
 
+    test('lists the hosts of textures kept on other sites, each once', async () => {
+      await store.createUser(user('Alice', A));
+      await store.createUser(user('bob', B));
+      assert.deepEqual(await store.textureHosts(), []);
+      await store.setTextures(A, { skinUrl: 'https://skins.example.net/a.png', capeUrl: 'https://user@capes.example.org:8443/c/a.png' });
+      await store.setTextures(B, { skinUrl: 'https://skins.example.net/b.png' });
+      assert.deepEqual((await store.textureHosts()).sort(), ['skins.example.net', 'user@capes.example.org:8443']);
+      await store.setTextures(A, { skinUrl: null, capeUrl: null });
+      await store.setTextures(B, { skinUrl: null });
+      assert.deepEqual(await store.textureHosts(), []);
+    });
+
     test('a token records joins for its owner only, until it expires', async () => {
       await store.createUser(user('Alice', A));
       await store.createUser(user('Bob', B));
