@@ -7,7 +7,7 @@ import { createWindowLimit, type WindowLimit, type WindowLimits } from '../ops/w
 
 /** A worker's question (a call of `key` under limit `name` at `now`, or one given back) and the primary's answer. */
 type LimitMessage =
-  | { mcauthLimit: 'take'; id: number; name: string; limit: number; windowMs: number; key: string; now: number }
+  | { mcauthLimit: 'take'; id: number; name: string; limit: number; windowMs: number; key: string; now: number; opensAt?: number }
   | { mcauthLimit: 'giveBack'; name: string; limit: number; windowMs: number; key: string }
   | { mcauthLimit: 'answer'; id: number; wait: number };
 
@@ -25,7 +25,7 @@ export function countForWorkers(): (worker: Worker, message: unknown) => void {
   return (worker, message) => {
     if (!isLimitMessage(message)) return;
     if (message.mcauthLimit === 'take') {
-      const answer: LimitMessage = { mcauthLimit: 'answer', id: message.id, wait: limitOf(message).take(message.key, message.now, message.limit) };
+      const answer: LimitMessage = { mcauthLimit: 'answer', id: message.id, wait: limitOf(message).take(message.key, message.now, message.opensAt, message.limit) };
       worker.send(answer, undefined, {}, () => {});
     }
     if (message.mcauthLimit === 'giveBack') limitOf(message).giveBack(message.key);
@@ -52,11 +52,11 @@ export function primaryLimits(): WindowLimits {
     });
   };
   return (name, limit, windowMs) => ({
-    take: (key, now) =>
+    take: (key, now, opensAt) =>
       new Promise<number>((answer) => {
         const id = next++;
         waiting.set(id, answer);
-        ask({ mcauthLimit: 'take', id, name, limit, windowMs, key, now }, () => {
+        ask({ mcauthLimit: 'take', id, name, limit, windowMs, key, now, opensAt }, () => {
           waiting.delete(id);
           answer(0);
         });

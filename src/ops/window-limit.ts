@@ -6,8 +6,12 @@
 const MAX_TRACKED_ADDRESSES = 100_000;
 
 export interface WindowLimit {
-  /** Counts a call of `key` at `now` and gives 0; over the limit (`limit`, else the one it was made with), counts nothing and gives the seconds until its window ends. */
-  take: (key: string, now: number, limit?: number) => number;
+  /**
+   * Counts a call of `key` at `now` and gives 0; over the limit (`limit`, else the one it was
+   * made with), counts nothing and gives the seconds until its window ends. A window the call
+   * opens starts at `opensAt` (a moment after `now`, when what the call asked for was done).
+   */
+  take: (key: string, now: number, opensAt?: number, limit?: number) => number;
   /** Takes back a counted call of `key` (one that turned out not to count). */
   giveBack: (key: string) => void;
 }
@@ -17,7 +21,7 @@ export interface WindowLimit {
  * src/postgres/window-limit.ts), so its answers may come later.
  */
 export interface SharedWindowLimit {
-  take: (key: string, now: number) => number | Promise<number>;
+  take: (key: string, now: number, opensAt?: number) => number | Promise<number>;
   giveBack: (key: string) => void | Promise<void>;
 }
 
@@ -27,11 +31,11 @@ export type WindowLimits = (name: string, limit: number, windowMs: number) => Sh
 export function createWindowLimit(made: number, windowMs: number): WindowLimit {
   const windows = new Map<string, { start: number; count: number }>();
   return {
-    take: (key, now, limit = made) => {
+    take: (key, now, opensAt = now, limit = made) => {
       let window = windows.get(key);
       if (!window || now - window.start >= windowMs) {
         if (windows.size >= MAX_TRACKED_ADDRESSES) for (const [k, w] of windows) if (now - w.start >= windowMs) windows.delete(k);
-        window = { start: now, count: 0 };
+        window = { start: opensAt, count: 0 };
         windows.set(key, window);
       }
       if (window.count >= limit) return Math.ceil((window.start + windowMs - now) / 1000);

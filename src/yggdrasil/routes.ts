@@ -122,9 +122,10 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
    * clientToken), for a token issued to `kept` (none: no token is kept). A login no check could
    * accept (an e-mail address) is refused as a wrong one, and so is one within the interval after
    * an accepted one: only a right password sets that interval going, so no one else can use it to
-   * keep the player out, and a login refused in it issues no token. It counts between the
-   * moments two logins are accepted, so the tokens of two accepted ones are a second apart at
-   * least, however long their passwords took to check.
+   * keep the player out, and a login refused in it issues no token. The second opens when a
+   * login is accepted, and a login that arrived within it is refused, however long its password
+   * took to check: so two accepted logins' tokens are a second apart at least, and of two at once
+   * only one is accepted.
    */
   async function checkPassword(req: IncomingMessage, res: ServerResponse, body: JsonObject, sent?: string, kept?: string) {
     const name = stringField(body, 'username');
@@ -133,9 +134,11 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
     if (NAME_PATTERN.test(name)) notePlayer(res, name);
     const left = new AbortController();
     res.once('close', () => left.abort());
-    // Taken only once the password is right, just before a token is issued.
+    // Taken only once the password is right, just before a token is issued: refused when the
+    // login came within the second after the last accepted one, which opens a second at its acceptance.
+    const arrived = Date.now();
     let admitted = false;
-    const admit = async (): Promise<boolean> => (admitted = (await interval.take(key, Date.now())) === 0);
+    const admit = async (): Promise<boolean> => (admitted = (await interval.take(key, arrived, Date.now())) === 0);
     try {
       countLogin(req, options.loginLimit);
       if (!NAME_PATTERN.test(name)) throw new ServiceError('unauthorized', INVALID_CREDENTIALS);

@@ -22,3 +22,16 @@ test('a call given back leaves room for another; nothing to give back is no chan
   assert.equal(limit.take('a', 3), 0, 'never below none');
   assert.equal(limit.take('a', 4), 1);
 });
+
+test('a window opened at a later moment than the call counts from that moment; a call that came before it is in it', () => {
+  const { take } = createWindowLimit(1, 1000);
+  // Came at 0, done (the window opened) at 700.
+  assert.equal(take('a', 0, 700), 0);
+  assert.equal(take('a', 300, 900), 2, 'came before the window opened: in it, refused (1.4 s to its end)');
+  assert.equal(take('a', 1600, 1800), 1, 'came 900 ms after it opened');
+  assert.equal(take('a', 1700, 1750), 0, 'came a second after it opened: a new window');
+  // The limit a call is counted against may be given with it.
+  assert.equal(take('b', 0, 0, 2), 0);
+  assert.equal(take('b', 1, 1, 2), 0);
+  assert.equal(take('b', 2, 2, 2), 1);
+});
