@@ -20,9 +20,10 @@ export interface RequestRecord {
  * to keep room for the others: address_budget (--address-login-limit), address_connections
  * (--max-connections-per-address), connections (--max-connections), throttle (failed logins of a
  * name, from this client or past the name's ceiling), pool_share (the address holding the most of
- * a full hash pool), pool_busy (a full hash pool, or a name's line of logins).
+ * a full hash pool), pool_busy (a full hash pool, or a name's line of logins), signature_budget
+ * (the Yggdrasil API's new profile signatures of one address).
  */
-const REFUSAL_REASONS = ['address_budget', 'address_connections', 'connections', 'throttle', 'pool_share', 'pool_busy'];
+const REFUSAL_REASONS = ['address_budget', 'address_connections', 'connections', 'throttle', 'pool_share', 'pool_busy', 'signature_budget'];
 
 /** Upper bounds of the duration histogram, in seconds: fine below 10 ms, where most answers fall. */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -101,7 +102,7 @@ export function createMetrics(gauges: Gauges) {
         text += header(name, 'counter', help);
         for (const [outcome, n] of outcomes.get(name)!) text += `${name}{outcome="${outcome}"} ${n}\n`;
       }
-      text += header('auth_refusals_total', 'counter', 'Requests a per-client rule refused, by reason (address_budget, address_connections, connections, throttle, pool_share, pool_busy).');
+      text += header('auth_refusals_total', 'counter', 'Requests a per-client rule refused, by reason (address_budget, address_connections, connections, throttle, pool_share, pool_busy, signature_budget).');
       for (const [reason, n] of refusals) text += `auth_refusals_total{reason="${reason}"} ${n}\n`;
       const { running, waiting } = gauges.hashLoad();
       text += header('auth_scrypt_queue_length', 'gauge', 'Logins waiting for a password-hash slot.') + `auth_scrypt_queue_length ${waiting}\n`;

@@ -10,6 +10,9 @@ const MAX_SIGNED = 10_000;
 
 export const undashed = (id: string): string => id.replaceAll('-', '');
 
+/** A signed profile refused: a new signature was not to be made for its caller now. */
+export class Refused extends Error {}
+
 export interface Property {
   name: string;
   value: string;
@@ -19,8 +22,11 @@ export interface Property {
 export interface ProfileWriter {
   /** `{id, name}`: what the token and the look-ups answer with. */
   brief: (player: Pick<Player, 'id' | 'name'>) => { id: string; name: string };
-  /** `{id, name, properties}`, each property signed when `signed`. */
-  complete: (player: Player, signed: boolean) => { id: string; name: string; properties: Property[] };
+  /**
+   * `{id, name, properties}`, each property signed when `signed`. `mayMake`, asked before a
+   * signature is made afresh (none kept): false refuses the profile with `Refused`.
+   */
+  complete: (player: Player, signed: boolean, mayMake?: () => boolean) => { id: string; name: string; properties: Property[] };
 }
 
 /**
@@ -53,11 +59,12 @@ export function createProfileWriter(
     return Buffer.from(JSON.stringify(payload)).toString('base64');
   };
 
-  const signedTextures = (player: Player): Property => {
+  const signedTextures = (player: Player, mayMake = (): boolean => true): Property => {
     const what = JSON.stringify([player.id, player.name, player.skinUrl, player.skinHash, player.capeUrl, player.capeHash, player.isAlex]);
     const at = now();
     const kept = signed.get(what);
     if (kept && at - kept.at < SIGNED_FOR_MS) return kept.property;
+    if (!mayMake()) throw new Refused();
     const value = textures(player, at);
     const property = { name: 'textures', value, signature: key.sign(value) };
     signed.delete(what);
@@ -68,10 +75,10 @@ export function createProfileWriter(
 
   return {
     brief: (player) => ({ id: undashed(player.id), name: player.name }),
-    complete: (player, sign) => ({
+    complete: (player, sign, mayMake) => ({
       id: undashed(player.id),
       name: player.name,
-      properties: sign ? [signedTextures(player), ...signedUploads] : [{ name: 'textures', value: textures(player, now()) }, ...uploads],
+      properties: sign ? [signedTextures(player, mayMake), ...signedUploads] : [{ name: 'textures', value: textures(player, now()) }, ...uploads],
     }),
   };
 }

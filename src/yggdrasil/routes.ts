@@ -12,7 +12,7 @@ import { requireObject, stringField, type JsonObject } from '../http/fields.ts';
 import type { Handler, Routes } from '../http/router.ts';
 import { queryOf } from '../http/router.ts';
 import { clientToken } from '../http/yggdrasil.ts';
-import { MAX_PROFILES_ENTRY_BYTES, MAX_TOKEN_CHARS, NAME_PATTERN } from '../limits.ts';
+import { HELD_REFUSAL_MS, MAX_PROFILES_ENTRY_BYTES, MAX_TOKEN_CHARS, NAME_PATTERN } from '../limits.ts';
 import { ServiceError } from '../service/errors.ts';
 import { UNNAMED_CLIENT } from '../service/throttle.ts';
 import type { Service } from '../service/service.ts';
@@ -27,7 +27,7 @@ import type { UploadSettings } from '../textures/upload.ts';
 import { formFields } from './multipart.ts';
 import { createCertificates } from './certificates.ts';
 import type { SigningKey } from './keys.ts';
-import { createProfileWriter, undashed } from './profiles.ts';
+import { createProfileWriter, Refused, undashed } from './profiles.ts';
 import { clientTokenOf, sameClientToken, tokenTail } from './tokens.ts';
 
 /** The specification's answer to a wrong login, whatever was wrong: an unknown name, an e-mail address, a wrong password, a throttled one. */
@@ -90,6 +90,13 @@ function loginRefusal(req: IncomingMessage, err: unknown): unknown {
 }
 
 /** A clientToken for a launcher that sent none: 32 hex digits, as Mojang's are. */
+/**
+ * New profile signatures one address may cause a minute: a 4096-bit signature costs a
+ * millisecond and more of CPU; a game or launcher asks for a few players' at a time, most of
+ * them kept from an earlier ask.
+ */
+const FRESH_SIGNATURES_PER_MINUTE = 120;
+
 /** How long skinDomains is kept before the players' texture hosts are read again. */
 const SKIN_DOMAINS_MS = 60_000;
 
@@ -110,6 +117,8 @@ const given = (body: JsonObject, name: string): boolean => Object.hasOwn(body, n
 export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area {
   const profiles = createProfileWriter(options.key, service.textureUrl, options.uploads.hostsTextures);
   const certificates = createCertificates(options.key);
+  /** New signatures of profiles one address may have made a minute (the profile route's, unsigned=false). */
+  const freshSignatures = createWindowLimit(FRESH_SIGNATURES_PER_MINUTE, 60_000);
   const base = options.basePath;
   /**
    * The specification's interval: one accepted login or sign-out of an account (by its name in
@@ -283,7 +292,18 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
     '/yggdrasil/sessionserver/session/minecraft/profile/:uuid': get(async (req, params) => {
       const id = parseUuid(params.uuid!);
       const player = id === undefined ? undefined : await service.player(id);
-      return player && profiles.complete(player, queryOf(req).get('unsigned') === 'false');
+      if (!player) return undefined;
+      // Open to anyone: a caller asking for the signed profiles of many players is held to a budget
+      // of new signatures (those kept are free), so it cannot make the server sign all day.
+      const caller = callerFor(req);
+      let wait = 0;
+      const mayMake = (): boolean => caller.relay || (wait = freshSignatures.take(caller.address, Date.now())) === 0;
+      try {
+        return profiles.complete(player, queryOf(req).get('unsigned') === 'false', mayMake);
+      } catch (err) {
+        if (!(err instanceof Refused)) throw err;
+        throw new HttpError(429, `Too many signed profiles from this address; try again in ${wait} s`, { 'retry-after': String(wait) }, 'signature_budget', caller.proxied ? 0 : HELD_REFUSAL_MS);
+      }
     }),
     '/yggdrasil/api/profiles/minecraft': {
       POST: async (req, res) => {

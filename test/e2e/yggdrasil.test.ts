@@ -673,6 +673,35 @@ describe('the login interval across processes', () => {
   });
 });
 
+describe('signing under load', () => {
+  test('one address may cause 120 new profile signatures a minute: then 429 with Retry-After; kept ones are free, other addresses and the relay unaffected', async () => {
+    const file = await testDb(tmp.dir, 'signatures.db');
+    const added = await seed(file, Array.from({ length: 124 }, (_, i) => ({ name: `Signed${i}`, password: PASSWORD })));
+    const uuids = [...added.values()].map(undash);
+    const signer = await startServer(['--db', file, '--yggdrasil', '--yggdrasil-key', keyFile]);
+    try {
+      const profile = (uuid: string, from: string) => call(signer.port, Y(`/sessionserver/session/minecraft/profile/${uuid}?unsigned=false`), { from });
+      for (const uuid of uuids.slice(0, 120)) {
+        const r = await profile(uuid, '127.0.1.150');
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        assert.equal(typeof r.body.properties[0].signature, 'string');
+      }
+      const refused = await profile(uuids[120]!, '127.0.1.150');
+      assert.equal(refused.status, 429, JSON.stringify(refused.body));
+      assert.deepEqual(Object.keys(refused.body).sort(), ['error', 'errorMessage']);
+      assert.ok(Number(refused.headers['retry-after']) >= 1, String(refused.headers['retry-after']));
+      // A signature kept from before costs nothing, so it is answered; another address, and the relay, are not held to this one's budget.
+      assert.equal((await profile(uuids[0]!, '127.0.1.150')).status, 200);
+      assert.equal((await profile(uuids[121]!, '127.0.1.151')).status, 200);
+      assert.equal((await profile(uuids[122]!, '127.0.0.1')).status, 200);
+      // Unsigned profiles need no signature, so no budget.
+      assert.equal((await call(signer.port, Y(`/sessionserver/session/minecraft/profile/${uuids[123]}`), { from: '127.0.1.150' })).status, 200);
+    } finally {
+      await signer.stop();
+    }
+  });
+});
+
 describe('the log', () => {
   test('a route a line for every Yggdrasil endpoint called, and no token or clientToken in any line', async () => {
     const log = s.stdout() + s.stderr();
