@@ -6,7 +6,8 @@
 // patterns, never raw paths; the duration histogram counts every request of its route.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { startServer, runCli, tempDir, timedPost } from '../helpers/process.ts';
 import type { RunningServer, Timed } from '../helpers/process.ts';
@@ -209,5 +210,38 @@ describe('with --metrics and --api-key', () => {
 
   test('/health stays open without the key', async () => {
     assert.deepEqual(assertOk(await keyed.request('/health')), { status: 'ok' });
+  });
+});
+
+// Rule: the Yggdrasil API's requests are counted under a route label of each endpoint's pattern,
+// never the raw path (a UUID, a name, a server id), and no token reaches the scrape.
+describe('with --metrics and --yggdrasil', () => {
+  test('each endpoint called counts under its own route pattern; no UUID, name or token in the scrape', async () => {
+    const keyFile = pathJoin(tmp.dir, 'ygg-metrics.pem');
+    writeFileSync(keyFile, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const ygg = await startServer(['--db', pathJoin(tmp.dir, 'ygg-metrics.db'), '--metrics', '--yggdrasil', '--yggdrasil-key', keyFile]);
+    try {
+      const uuid = randomUUID().replaceAll('-', '');
+      const token = randomUUID().replaceAll('-', '');
+      const serverId = randomUUID().replaceAll('-', '');
+      assert.equal((await ygg.request('/yggdrasil/')).status, 200);
+      assert.equal((await ygg.request(`/yggdrasil/sessionserver/session/minecraft/profile/${uuid}?unsigned=false`)).status, 204);
+      assert.equal((await ygg.request(`/yggdrasil/sessionserver/session/minecraft/hasJoined?username=Nobody_1&serverId=${serverId}`)).status, 204);
+      const post = (path: string, body: unknown) => ygg.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal((await post('/yggdrasil/authserver/validate', { accessToken: token })).status, 403);
+      const text = (await ygg.request('/metrics')).text;
+      const scraped = parseExposition(text);
+      for (const [route, status] of [
+        ['/yggdrasil/', '200'],
+        ['/yggdrasil/sessionserver/session/minecraft/profile/:uuid', '204'],
+        ['/yggdrasil/sessionserver/session/minecraft/hasJoined', '204'],
+        ['/yggdrasil/authserver/validate', '403'],
+      ]) {
+        assert.equal(valueOf(scraped, 'http_requests_total', { route: route!, status: status! }), 1, `${route} ${status}\n${text}`);
+      }
+      for (const secret of [uuid, token, 'Nobody_1', serverId]) assert.ok(!text.includes(secret), `${secret} in the scrape`);
+    } finally {
+      await ygg.stop();
+    }
   });
 });
