@@ -402,6 +402,28 @@ describe('sessionserver', () => {
     assertYggFail(await get('/sessionserver/session/minecraft/hasJoined?username=Steve'), 400, 'IllegalArgumentException');
   });
 
+  test('hasJoined ip: an IPv6 join address matches any address of its /64, and no other', async () => {
+    const file = await testDb(tmp.dir, 'ipv6.db');
+    await seed(file, [{ name: 'Sixer', password: PASSWORD }]);
+    // The join comes through a trusted proxy, which says the player's IPv6 address.
+    const six = await startServer(['--db', file, '--yggdrasil', '--yggdrasil-key', keyFile, '--trust-proxy', '127.0.1.200']);
+    try {
+      const auth = await authenticate('Sixer', PASSWORD, {}, six);
+      const id = serverId();
+      const joined = await call(six.port, Y('/sessionserver/session/minecraft/join'), {
+        from: '127.0.1.200',
+        headers: { 'x-forwarded-for': '2001:db8:1:2::5' },
+        body: { accessToken: auth.accessToken, selectedProfile: auth.selectedProfile.id, serverId: id },
+      });
+      assert.equal(joined.status, 204, JSON.stringify(joined.body));
+      const at = async (ip: string): Promise<number> => (await get(`/sessionserver/session/minecraft/hasJoined?username=Sixer&serverId=${id}&ip=${encodeURIComponent(ip)}`, six)).status;
+      assert.deepEqual(await Promise.all(['2001:db8:1:2::5', '2001:db8:1:2::99', '2001:db8:1:2:ffff:ffff:ffff:ffff'].map(at)), [200, 200, 200]);
+      assert.deepEqual(await Promise.all(['2001:db8:1:3::5', '2001:db8:1::5', '127.0.0.1'].map(at)), [204, 204, 204]);
+    } finally {
+      await six.stop();
+    }
+  });
+
   test('a join through either API is one join: the JSON API sees a Yggdrasil join, and the other way round', async () => {
     const auth = await fresh('Alex');
     const viaYgg = serverId();
