@@ -64,7 +64,7 @@ export interface LoginOptions {
   from?: LoginClient;
   /** Appended to the new token (see issueToken). */
   tokenTail?: string;
-  /** Asked once the password is known right, before a token is issued: false refuses the login as a wrong password would be. */
+  /** Asked once the password is known right, before a token is issued: false refuses the login as a wrong password is refused. */
   admit?: () => Promise<boolean>;
 }
 
@@ -119,6 +119,7 @@ async function attempt(
   from: LoginClient,
   find: () => Promise<User | undefined>,
   callerLeft?: AbortSignal,
+  admit?: () => Promise<boolean>,
 ): Promise<User | undefined> {
   const { standing, counted } = await admitLoginAttempt(ctx, name, password, from);
   const began = performance.now();
@@ -133,8 +134,10 @@ async function attempt(
     await uncountLoginAttempt(ctx, name, counted);
     throw err;
   }
-  // Held until the floor, off the pool and the name's turn: no hash format answers sooner than another.
-  if (!matches) {
+  // Held until the floor, off the pool and the name's turn: no hash format answers sooner than
+  // another. A right password `admit` refuses is answered, held and counted as a wrong one: its
+  // time and the throttle's later answers do not tell it was right.
+  if (!matches || (admit && !(await admit()))) {
     await sleep(Math.max(0, ctx.options.failedLoginFloorMs - (performance.now() - began)));
     return undefined;
   }
@@ -148,16 +151,10 @@ export async function login(ctx: Context, name: string, password: string, option
   // Over a limit: refused before any work, and not counted as a failed login.
   requirePlayerName(field, name);
   requirePasswordSize(password);
-  const began = performance.now();
-  const user = await attempt(ctx, name, password, from, () => ctx.store.findUserByName(name), callerLeft);
+  const user = await attempt(ctx, name, password, from, () => ctx.store.findUserByName(name), callerLeft, admit);
   if (!user) throw new ServiceError('unauthorized', BAD_CREDENTIALS);
   // Only after the password: to a guesser a locked account looks like any other.
   if (user.lockedAt !== null) throw locked(user.lockReason);
-  if (admit && !(await admit())) {
-    // Held to the failed-login floor as a wrong password is: the time does not tell it was right.
-    await sleep(Math.max(0, ctx.options.failedLoginFloorMs - (performance.now() - began)));
-    throw new ServiceError('unauthorized', BAD_CREDENTIALS);
-  }
 
   const session = await startSession(ctx, user, from, tokenTail);
   // Only while the hash is still the one checked: a password changed meanwhile stays. The login
