@@ -76,7 +76,8 @@ export function requireUrl(url: string, allowHttp: boolean): void {
   if (url.length > MAX_TEXTURE_URL_CHARS) throw invalid(`A texture URL must be at most ${MAX_TEXTURE_URL_CHARS} characters`);
   requireNoControls('A texture URL', url);
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
-  const ok = parsed?.protocol === 'https:' || (allowHttp && parsed?.protocol === 'http:');
+  // Written out with `//` (`https:host/a.png` parses too): the Yggdrasil API reads the host from what is kept.
+  const ok = /^https?:\/\//i.test(url) && (parsed?.protocol === 'https:' || (allowHttp && parsed?.protocol === 'http:'));
   if (!ok) {
     const schemes = allowHttp ? ' (or http://)' : ' (http:// only with --allow-http-textures)';
     throw invalid(`Invalid URL ${quote(url)}: use an https:// address${schemes}`);

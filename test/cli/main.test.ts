@@ -110,6 +110,8 @@ test('refusals exit 1 with the reason on standard error', async () => {
     [['user', 'passwd', 'nobody'], 'open-sesame', 'No player named "nobody"\n'],
     [['user', 'set', 'Bob', '--skin-url', 'ftp://x/y.png'], '', 'Invalid URL "ftp://x/y.png": use an https:// address (http:// only with --allow-http-textures)\n'],
     [['user', 'set', 'Bob', '--cape-url', ''], '', 'Invalid URL "": use an https:// address (http:// only with --allow-http-textures)\n'],
+    // A URL parses without its `//`; kept so, its host could not be read back (skinDomains).
+    [['user', 'set', 'Bob', '--skin-url', 'https:cdn.example.org/b.png'], '', 'Invalid URL "https:cdn.example.org/b.png": use an https:// address (http:// only with --allow-http-textures)\n'],
     [['user', 'passwd', '\u212Aate'], 'open-sesame', 'No player named "\u212Aate"\n'],
     [['user', 'add', 'Dave', '--db', join(dir, 'no', 'such', 'dir.db')], 'open-sesame', `mcauth: cannot open the database "${join(dir, 'no', 'such', 'dir.db')}": unable to open database file (its folder does not exist)\n`],
   ];
