@@ -89,11 +89,10 @@ function loginRefusal(req: IncomingMessage, err: unknown): unknown {
   return err;
 }
 
-/** A clientToken for a launcher that sent none: 32 hex digits, as Mojang's are. */
 /**
- * New profile signatures one address may cause a minute: a 4096-bit signature costs a
- * millisecond and more of CPU; a game or launcher asks for a few players' at a time, most of
- * them kept from an earlier ask.
+ * New profile signatures one address may cause a minute, in each process (a budget of its CPU):
+ * a 4096-bit signature costs a millisecond and more; a game or launcher asks for a few players'
+ * at a time, most of them kept from an earlier ask.
  */
 const FRESH_SIGNATURES_PER_MINUTE = 120;
 
@@ -109,6 +108,7 @@ function hostnameOf(authority: string): string[] {
   }
 }
 
+/** A clientToken for a launcher that sent none: 32 hex digits, as Mojang's are. */
 const newClientToken = (): string => randomUUID().replaceAll('-', '');
 
 /** A field that may be left out (or null, as some clients send for none). */
@@ -200,12 +200,15 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
   // kept on other sites, read again at most once a minute (a scan of the players).
   const hostedHere = options.publicUrl === '' ? [] : [new URL(options.publicUrl).hostname];
   let domains: { at: number; list: Promise<string[]> } | undefined;
+  let lastRead = hostedHere;
   const skinDomains = (): Promise<string[]> => {
     if (!domains || Date.now() - domains.at >= SKIN_DOMAINS_MS) {
-      const list = service.textureHosts().then((hosts) => [...new Set([...hostedHere, ...hosts.flatMap(hostnameOf)])]);
-      domains = { at: Date.now(), list: list.catch(() => hostedHere) };
+      const read = service.textureHosts().then((hosts) => (lastRead = [...new Set([...hostedHere, ...hosts.flatMap(hostnameOf)])]));
+      // A read that failed (the database away) answers the last list read, and is tried again at the next request.
+      domains = { at: Date.now(), list: read };
+      read.catch(() => (domains = undefined));
     }
-    return domains.list;
+    return domains.list.catch(() => lastRead);
   };
 
   // The rest the settings decide whole: made once, not at every request.

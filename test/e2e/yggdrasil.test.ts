@@ -229,6 +229,11 @@ describe('authserver', () => {
     assert.ok(performance.now() - sent >= 950, `refused after ${Math.round(performance.now() - sent)} ms`);
     assert.equal(await validate(first.accessToken), 204, 'the first login\'s token stands');
     assert.equal(typeof (await loginAs('Changer')).accessToken, 'string');
+    // Two at once, a second later: one is accepted, the other refused.
+    await sleep(AFTER_INTERVAL_MS);
+    const both = await Promise.all([0, 1].map(() => post('/authserver/authenticate', { username: 'Changer', password: PASSWORD })));
+    assert.deepEqual(both.map((r) => r.status).sort(), [200, 403], both.map((r) => r.text).join('\n'));
+    lastLogin.set('Changer', Date.now());
   });
 
   test('refresh: a new token with the same clientToken (sent or not), the old one ended; a failed refresh leaves it valid', async () => {
@@ -708,8 +713,10 @@ describe('signing under load', () => {
         assert.equal(r.status, 200, JSON.stringify(r.body));
         assert.equal(typeof r.body.properties[0].signature, 'string');
       }
+      const sent = performance.now();
       const refused = await profile(uuids[120]!, '127.0.1.150');
       assert.equal(refused.status, 429, JSON.stringify(refused.body));
+      assert.ok(performance.now() - sent >= 950, `the refusal was held ${Math.round(performance.now() - sent)} ms, not a second`);
       assert.deepEqual(Object.keys(refused.body).sort(), ['error', 'errorMessage']);
       assert.ok(Number(refused.headers['retry-after']) >= 1, String(refused.headers['retry-after']));
       // A signature kept from before costs nothing, so it is answered; another address, and the relay, are not held to this one's budget.
