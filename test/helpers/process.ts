@@ -169,10 +169,12 @@ export function spawnListening(command: string[], opts: { env?: Record<string, s
     if (running()) child.kill('SIGTERM');
     return exited;
   };
-  // A server that ends unasked, not by a signal (a crash), says why in the run's output: a test
-  // that then fails sees only a refused connection.
-  void exited.then(({ code, signal }) => {
-    if (listened && !asked && signal === null && code !== 0) process.stderr.write(`test helper: server ${child.pid} (${command.slice(1).join(' ')}) exited with status ${code}, unasked:\n${err.slice(-4000)}\n`);
+  // A server that ends unasked with a failing status or by a signal no test sends (a crash, an
+  // abort), says why in the run's output, once its standard error is all read: a test that then
+  // fails sees only a refused connection.
+  child.once('close', (code, signal) => {
+    const crashed = signal === null ? code !== 0 : !['SIGTERM', 'SIGKILL', 'SIGINT', 'SIGSTOP'].includes(signal);
+    if (listened && !asked && crashed) process.stderr.write(`test helper: server ${child.pid} (${command.slice(1).join(' ')}) ended (${signal ?? `status ${code}`}), unasked:\n${err.slice(-4000)}\n`);
   });
   const waiters = new Set<() => void>();
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
