@@ -25,7 +25,6 @@ import { createMetrics, metricsArea } from './ops/metrics.ts';
 import { createWindowLimit, type WindowLimits } from './ops/window-limit.ts';
 import { isPostgresUrl, maskDbUrl } from './postgres/url.ts';
 import type { Service } from './service/service.ts';
-import type { Dealt } from './cli/deal.ts';
 
 // node:http is taken as a built-in, not imported: an import's namespace reads every export, and
 // one of them is a lazy getter that loads Node's fetch (undici), 40 to 60 ms of every start.
@@ -61,6 +60,17 @@ export interface RunningServer {
    * the store. Resolves to the number of requests cut off.
    */
   stop: () => Promise<number>;
+}
+
+/** In a worker on systemd's socket: the connections its primary deals it (src/cli/deal.ts). */
+export interface Dealt {
+  /** From now on `take` gets each connection the primary deals this worker. */
+  start: (take: (socket: Socket) => void) => void;
+  /**
+   * Asks the primary to deal no more; resolves once it will not (or has gone) and every
+   * connection it dealt has closed: what a listener's close does for its own connections.
+   */
+  end: () => Promise<void>;
 }
 
 /** Where a server listens: an address and port, and the fd when the socket came from systemd. */

@@ -14,7 +14,7 @@ import { Server as NetServer, Socket, type AddressInfo } from 'node:net';
 import type { Worker } from 'node:cluster';
 import { perAddressKey } from '../http/client-address.ts';
 import { groupOf } from '../connections.ts';
-import type { ListenAddress } from '../serve.ts';
+import type { Dealt, ListenAddress } from '../serve.ts';
 import { SYSTEMD_SOCKET_BACKLOG } from './systemd-socket.ts';
 
 /** What passes between the primary and a worker it deals to, on node:cluster's channel. */
@@ -155,17 +155,6 @@ export function createDealer(fd: number, places: number, trusted: (peer: string)
       for (const socket of waiting.splice(0)) socket.destroy();
     },
   };
-}
-
-/** In a worker the primary deals to. */
-export interface Dealt {
-  /** From now on `take` gets each connection the primary deals this worker. */
-  start: (take: (socket: Socket) => void) => void;
-  /**
-   * Asks the primary to deal no more; resolves once it will not (or has gone) and every
-   * connection it dealt has closed: what a listener's close does for its own connections.
-   */
-  end: () => Promise<void>;
 }
 
 /** In a worker: takes the connections its primary deals it (from the primary's first message on). */
