@@ -8,8 +8,8 @@
 // stops listening before they stop, so connections made meanwhile wait in the kernel's queue
 // (systemd keeps the socket) for the next process. A worker that stops first asks to be dealt no
 // more, and finishes what it was dealt before the primary's answer, which comes after them on
-// the same channel. A connection is the primary's until its worker says it took it (the worker
-// reads from it only then): one dealt to a worker that ended before then is dealt again.
+// the same channel. A connection is the primary's until its worker says it took it (which it
+// does before reading any of it): one dealt to a worker that ended before then is dealt again.
 import { Server as NetServer, Socket, type AddressInfo } from 'node:net';
 import type { Worker } from 'node:cluster';
 import { perAddressKey } from '../http/client-address.ts';
@@ -185,8 +185,9 @@ export function joinDeal(): Dealt {
         open.delete(handle);
         check();
       });
-      // Read from only once 'taken' is written: a worker that ends before has read nothing, and
-      // what it did not say it took is dealt again.
+      // 'taken' is written in the turn the connection arrives, before this process next polls for
+      // input (unless the channel is backed up), so a worker that ends before saying it has read
+      // nothing of what is dealt again; the server gets it once the message is sent.
       process.send?.({ mcauthDeal: 'taken', id: message.id }, undefined, {}, () => {
         if (take) take(handle);
         else early.push(handle);
