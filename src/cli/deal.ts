@@ -16,6 +16,7 @@ import { perAddressKey } from '../http/client-address.ts';
 import { groupOf } from '../connections.ts';
 import type { Dealt, ListenAddress } from '../serve.ts';
 import { SYSTEMD_SOCKET_BACKLOG } from './systemd-socket.ts';
+import { toPrimary } from './channel.ts';
 
 /** What passes between the primary and a worker it deals to, on node:cluster's channel. */
 type DealMessage =
@@ -188,7 +189,7 @@ export function joinDeal(): Dealt {
       // 'taken' is written in the turn the connection arrives, before this process next polls for
       // input (unless the channel is backed up), so a worker that ends before saying it has read
       // nothing of what is dealt again; the server gets it once the message is sent.
-      process.send?.({ mcauthDeal: 'taken', id: message.id }, undefined, {}, () => {
+      toPrimary({ mcauthDeal: 'taken', id: message.id }, () => {
         if (take) take(handle);
         else early.push(handle);
       });
@@ -202,7 +203,7 @@ export function joinDeal(): Dealt {
     },
     end: () => {
       // A primary that has gone deals nothing more.
-      process.send?.({ mcauthDeal: 'stopping' }, undefined, {}, (err) => {
+      toPrimary({ mcauthDeal: 'stopping' }, (err) => {
         if (err) over();
       });
       return closed;

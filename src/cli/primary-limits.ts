@@ -4,6 +4,7 @@
 // PostgreSQL the database counts them instead, for every node (src/postgres/window-limit.ts).
 import type { Worker } from 'node:cluster';
 import { createWindowLimit, type WindowLimit, type WindowLimits } from '../ops/window-limit.ts';
+import { toPrimary } from './channel.ts';
 
 /** A worker's question (a call of `key` under limit `name` at `now`, or one given back) and the primary's answer. */
 type LimitMessage =
@@ -46,11 +47,10 @@ export function primaryLimits(): WindowLimits {
     waiting.clear();
   });
   /** Sends `message`; `failed` runs when it could not be sent (the primary has gone). */
-  const ask = (message: LimitMessage, failed = (): void => {}): void => {
-    process.send?.(message, undefined, {}, (err) => {
+  const ask = (message: LimitMessage, failed = (): void => {}): void =>
+    toPrimary(message, (err) => {
       if (err) failed();
     });
-  };
   return (name, limit, windowMs) => ({
     take: (key, now, opensAt) =>
       new Promise<number>((answer) => {

@@ -10,6 +10,7 @@ import type { Logger } from '../ops/log.ts';
 import type { ListenAddress } from '../serve.ts';
 import type { Dealer } from './deal.ts';
 import { countForWorkers } from './primary-limits.ts';
+import { toPrimary } from './channel.ts';
 
 /** A new worker of a reload that has not listened by then counts as failed; the old one keeps serving. */
 const RELOAD_START_TIMEOUT_MS = 60_000;
@@ -35,10 +36,9 @@ const isListeningMessage = (m: unknown): m is ListeningMessage => typeof m === '
 /** In a worker: tells the primary where it listens (the cluster's own event does not know the address of an inherited socket). */
 export function tellPrimaryListening(at: ListenAddress): void {
   const message: ListeningMessage = { mcauthListening: at };
-  // A primary that has gone (stopped during the start) cannot be told; the callback keeps the
-  // failed write from being an unhandled 'error' with a stack, and node:cluster ends this worker
-  // when its channel closes.
-  process.send?.(message, undefined, {}, () => {});
+  // A primary that has gone (stopped during the start) cannot be told; node:cluster ends this
+  // worker when its channel closes.
+  toPrimary(message);
 }
 
 type Started = { worker: Worker; at: ListenAddress } | { reason: string };
@@ -108,6 +108,12 @@ export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promi
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
+  /** Stops a worker that serves one too many (a crash and a reload replaced the same one). */
+  const retire = (worker: Worker): void => {
+    serving.delete(worker);
+    worker.process.kill('SIGTERM');
+  };
+
   /** Replaces the serving workers one at a time: a new one listens before its old one is told to stop. */
   const replaceAll = async (): Promise<void> => {
     const old = [...serving];
@@ -123,8 +129,7 @@ export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promi
       }
       if (!serving.has(worker)) {
         // The old one ended while this one started, and another took its place: this one is one too many.
-        serving.delete(started.worker);
-        started.worker.process.kill('SIGTERM');
+        retire(started.worker);
         continue;
       }
       serving.delete(worker);
@@ -172,10 +177,7 @@ export function startWorkers(count: number, log: Logger, dealer?: Dealer): Promi
     void startOne().then((started) => {
       if (!('reason' in started)) {
         // No place left (a reload's new worker took it meanwhile): one too many.
-        if (dealer && !dealer.place(started.worker)) {
-          serving.delete(started.worker);
-          started.worker.process.kill('SIGTERM');
-        }
+        if (dealer && !dealer.place(started.worker)) retire(started.worker);
         return;
       }
       if (phase !== 'running') return;
