@@ -262,7 +262,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     flag: 'max-connections-per-address',
     arg: 'N',
     fallback: String(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
-    help: 'open connections one direct client address may hold, all workers together (each its share); relays, trusted proxies and requests with --api-key are exempt',
+    help: 'open connections one direct client address may hold, all workers together; relays, trusted proxies and requests with --api-key are exempt',
     ...integer(1, 1_000_000),
   },
   { key: 'metrics', flag: 'metrics', arg: '', fallback: 'false', help: 'serves GET {base}/metrics in Prometheus\' format (behind --api-key when that is set)', ...flag },
