@@ -98,7 +98,7 @@ function listen(server: NetServer, config: ServeConfig, fd: number | undefined):
     server.once('error', refuse);
     try {
       if (fd === undefined) server.listen(config.port, config.host, () => listening());
-      else server.listen({ fd, backlog: SYSTEMD_SOCKET_BACKLOG }, () => listening());
+      else server.listen({ fd }, SYSTEMD_SOCKET_BACKLOG, () => listening());
     } catch (err) {
       // A runtime that cannot take an inherited fd (or fd 3 that is no listening socket) may throw here.
       refuse(err as NodeJS.ErrnoException);

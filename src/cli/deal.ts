@@ -110,7 +110,7 @@ export function createDealer(fd: number, places: number, trusted: (peer: string)
     listen: () =>
       new Promise((listening, fail) => {
         listener.once('error', (err) => fail(new Error(`cannot listen on the socket systemd passed as fd ${fd}: ${err.message}`)));
-        listener.listen({ fd, backlog: SYSTEMD_SOCKET_BACKLOG }, () => {
+        listener.listen({ fd }, SYSTEMD_SOCKET_BACKLOG, () => {
           listener.removeAllListeners('error').on('error', onError);
           const { address: host, port } = listener.address() as AddressInfo;
           at = { host, port, systemdFd: fd };

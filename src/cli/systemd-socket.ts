@@ -8,7 +8,8 @@ export const SYSTEMD_FIRST_FD = 3;
 
 /**
  * The queue of connections not yet accepted, as deploy/mcauth.socket's Backlog= sets it: Node
- * listens on the passed socket again, with its own default (511) unless told this.
+ * listens on the passed socket again, with its own default (511) unless told this, and only as
+ * `listen({ fd }, backlog)`: the `backlog` of the options object is ignored for an fd.
  */
 export const SYSTEMD_SOCKET_BACKLOG = 1024;
 

@@ -17,7 +17,8 @@ import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { RUNTIME, SERVER_JS, serverCommand, spawnListening, tempDir, timedPost, type Listening } from '../helpers/process.ts';
 import { seedPlayer } from '../helpers/players.ts';
-import { startActivated, type OutputLine } from '../helpers/socket-activation.ts';
+import { listenBacklog, startActivated, type OutputLine } from '../helpers/socket-activation.ts';
+import { SYSTEMD_SOCKET_BACKLOG } from '../../src/cli/systemd-socket.ts';
 import { sleep } from './util.ts';
 
 const tmp = tempDir();
@@ -197,6 +198,8 @@ for (const workers of [1, 2]) {
       const banner = s.lines().find((l) => l.msg?.startsWith('mcauth listening on'))!;
       const cluster = workers > 1 ? `, ${workers} workers` : '';
       assert.match(banner.msg!, new RegExp(`^mcauth listening on http://127\\.0\\.0\\.1:${s.port} \\(3 users in .*${cluster}, on the socket systemd passed as fd 3\\)$`), banner.msg!);
+      // The server listens on the passed socket again, with the unit's Backlog=, not Node's 511.
+      assert.equal(listenBacklog(s.port), SYSTEMD_SOCKET_BACKLOG, 'the backlog of the socket the server listens on');
       const traffic = startTraffic(s.url, s.port, players);
       const pids = [s.pid()];
       for (let i = 0; i < 3; i++) {

@@ -1,7 +1,7 @@
 // Runs the built server under socket activation as systemd would: test/helpers/socket-holder.ts
 // holds a listening socket on 127.0.0.1 that nothing accepts on but the server it runs as fd 3,
 // and starts the next server when one ends, so a restart leaves connections in the backlog.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { childEnv, ROOT, serverCommand } from './process.ts';
 
@@ -36,6 +36,17 @@ export interface ActivatedServer {
 }
 
 const WAIT_MS = 60_000;
+
+/**
+ * The backlog of the socket listening on 127.0.0.1:`port`, as the kernel holds it (`ss`, of
+ * iproute2, which .ci/run installs: a listening socket's Send-Q is its backlog).
+ */
+export function listenBacklog(port: number): number {
+  const line = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim();
+  const [state, , backlog] = line.split(/\s+/);
+  if (state !== 'LISTEN') throw new Error(`no socket listens on port ${port}: ${JSON.stringify(line)}`);
+  return Number(backlog);
+}
 
 /** Starts the holder with `runs` servers of `server.js serve ...args` (or a copy at `script`) and resolves once the first listens. */
 export async function startActivated(args: string[], runs: number, script?: string): Promise<ActivatedServer> {
