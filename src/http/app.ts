@@ -9,7 +9,7 @@ import {
   MAX_RELAYED_BODY_BYTES,
   NAME_PATTERN,
 } from '../limits.ts';
-import { ServiceError, type Refusal } from '../service/errors.ts';
+import { DB_UNAVAILABLE, ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
 import type { LoginClient } from '../service/throttle.ts';
 import { readJson } from './body.ts';
@@ -174,7 +174,8 @@ function post<T>(
 /** The outcome of a login, join, hasJoined or profiles call that failed. */
 function failedOutcome(route: string, err: unknown): string | undefined {
   if (route !== '/auth' && route !== '/join' && route !== '/hasJoined' && route !== '/profiles') return undefined;
-  if (!(err instanceof ServiceError || err instanceof HttpError)) return 'error';
+  const unavailable = err instanceof ServiceError && err.rule === DB_UNAVAILABLE;
+  if (unavailable || !(err instanceof ServiceError || err instanceof HttpError)) return 'error';
   if (route === '/profiles') return 'refused';
   const kind = err instanceof ServiceError ? err.kind : err.status === 429 ? 'throttled' : 'invalid';
   if (route === '/hasJoined') return kind === 'not_found' ? 'miss' : 'invalid';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { recoverable } from '../runtime.ts';
 import type { Options, Sql } from 'postgres';
-import { ServiceError } from '../service/errors.ts';
+import { DB_UNAVAILABLE, ServiceError } from '../service/errors.ts';
 import type { Store } from '../store/store.ts';
 import { createPostgresStore } from './store.ts';
 import { turnHosts } from './url.ts';
@@ -72,7 +72,7 @@ function isUnreachable(err: unknown): boolean {
 
 class DeadlineError extends Error {}
 
-const unavailable = (): ServiceError => new ServiceError('busy', 'The database is temporarily unavailable; try again in a moment', 1);
+const unavailable = (): ServiceError => new ServiceError('busy', 'The database is temporarily unavailable; try again in a moment', 1, DB_UNAVAILABLE);
 
 /**
  * `call` held to CALL_DEADLINE_MS, and an unreachable database answered as the service's 'busy'

@@ -19,6 +19,9 @@ export class ServiceError extends Error {
   }
 }
 
+/** The rule of a refusal because the database cannot be reached now: counted as an `error` outcome, as any failure of the database is. */
+export const DB_UNAVAILABLE = 'db_unavailable';
+
 export const invalid = (message: string): ServiceError => new ServiceError('invalid', message);
 export const notFound = (message: string): ServiceError => new ServiceError('not_found', message);
 /** No place in the hash pool: it is full ('busy', 503), or this address holds the largest share of it ('share', 429). */

@@ -7,9 +7,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
-import { startServer, runCli, tempDir, timedPost } from '../helpers/process.ts';
+import { ROOT, startServer, runCli, tempDir, timedPost } from '../helpers/process.ts';
 import type { RunningServer, Timed } from '../helpers/process.ts';
 import { seedPlayer } from '../helpers/players.ts';
 import { FREE_LOGIN_FAILURES } from '../../src/limits.ts';
@@ -79,6 +79,21 @@ describe('with --metrics', () => {
     assert.ok(started > testStart - 120 && started < Date.now() / 1000 + 5, `start time ${started} in seconds since the epoch`);
     const lag = valueOf(e, 'nodejs_eventloop_lag_seconds')!;
     assert.ok(lag >= 0 && lag < 10, `event-loop lag ${lag} in seconds`);
+  });
+
+  // Rule: the alerts docs/operations.md gives watch series a scrape has: each metric and label
+  // value its rules name is in the exposition (a renamed outcome would leave an alert that never fires).
+  test('every series the documented alert rules name is in a scrape', async () => {
+    const e = await scrape(metered);
+    const page = readFileSync(pathJoin(ROOT, 'docs', 'operations.md'), 'utf8');
+    const rules = [...page.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).find((y) => y.includes('alert:'));
+    assert.ok(rules, 'the page has its alert rules');
+    const named = [...rules.matchAll(/\b((?:auth|http|process|nodejs)_\w+)(?:\{(\w+)="(\w+)"\})?/g)];
+    assert.ok(named.length >= 5, `${named.length} series named`);
+    for (const [, name, label, value] of named) {
+      const labels = label === undefined ? {} : { [label]: value! };
+      assert.ok(samplesNamed(e, name!).some((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v)), `${name}${label ? `{${label}="${value}"}` : ''} is scraped`);
+    }
   });
 
   test('only GET: another method is a 405', async () => {

@@ -25,7 +25,7 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
 
   before(async () => {
     cluster = await startCluster();
-    const args = ['--join-ttl', '3600'];
+    const args = ['--join-ttl', '3600', '--metrics'];
     const twoHosts = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${cluster.port},127.0.0.1:9/${PG_USER}?target_session_attrs=read-write`;
     [a, b] = await Promise.all([startServer(['--db', cluster.url(), ...args]), startServer(['--db', twoHosts, ...args])]);
     for (const [name, id] of await seedPlayers(cluster.url(), ['Node0', 'Node2'], PW)) uuids.set(name, id);
@@ -81,6 +81,8 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
         assert.deepEqual([join.status, join.body], [200, { success: true, result: false }]);
         const loggedIn = await timed(() => login(node, 'Node2'));
         assert.deepEqual([loggedIn.status, loggedIn.body], [503, away]);
+        const profiles = await timed(() => call(node.port, '/profiles', { body: ['Node2'] }));
+        assert.deepEqual([profiles.status, profiles.body], [200, { success: true, result: [] }]);
         const health = await timed(() => call(node.port, '/health'));
         assert.equal(health.status, 503);
       }
@@ -94,6 +96,16 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
     }
     loading = false;
     await load;
+    // The outage is counted as `error` on every endpoint, which an alert watches (docs/operations.md), never as a caller's `invalid` or `refused` or a full pool's `busy`.
+    for (const node of [a, b]) {
+      const scrape = await call(node.port, '/metrics');
+      const count = (metric: string, outcome: string): number => Number(new RegExp(`^${metric}\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(scrape.body as string)?.[1]);
+      for (const metric of ['auth_logins_total', 'auth_joins_total', 'auth_has_joined_total', 'auth_profiles_total']) {
+        assert.ok(count(metric, 'error') >= 1, `${metric}{outcome="error"} counts the outage:\n${scrape.body}`);
+      }
+      const strays = [['auth_logins_total', 'busy'], ['auth_logins_total', 'invalid'], ['auth_joins_total', 'invalid'], ['auth_has_joined_total', 'invalid'], ['auth_profiles_total', 'refused']];
+      for (const [metric, outcome] of strays) assert.equal(count(metric!, outcome!), 0, `${metric}{outcome="${outcome}"}:\n${scrape.body}`);
+    }
     // Every request of the load was answered (a broken connection would have thrown above), in
     // the envelope: a result (a join's `true` or in-band `false`, a hit, a login), a miss (that
     // join has expired), or the database's 503.
