@@ -171,7 +171,7 @@ function post<T>(
   };
 }
 
-/** The outcome of a login, join, hasJoined or profiles call that failed. */
+/** The outcome of a login, join, hasJoined or profiles call that failed: `error` for a failure of the server or its database, whatever the endpoint answers. */
 function failedOutcome(route: string, err: unknown): string | undefined {
   if (route !== '/auth' && route !== '/join' && route !== '/hasJoined' && route !== '/profiles') return undefined;
   const unavailable = err instanceof ServiceError && err.rule === DB_UNAVAILABLE;
@@ -284,6 +284,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   const answered = options.onAnswered;
   return (req, res) => {
     let found: Match | undefined;
+    // The route, or the 404 or 405 to answer once the caller is let in: a refused request is counted under its route.
+    let matched: Match | HttpError | undefined;
     let area: (typeof areas)[number] | undefined;
     // Now: once the connection is gone, the socket may no longer know its peer.
     const keyed = keyCheck?.(req) ?? false;
@@ -295,7 +297,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
         answered({
           method: req.method ?? '',
           path: pathOf(req).slice(0, MAX_LOGGED_PATH),
-          route: found?.route ?? UNMATCHED,
+          route: matched instanceof HttpError ? UNMATCHED : (matched?.route ?? UNMATCHED),
           status: res.writableFinished ? res.statusCode : CLIENT_GONE,
           seconds: (performance.now() - started) / 1000,
           ...notes.get(res),
@@ -305,6 +307,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     }
     try {
       const path = pathOf(req);
+      matched = route(req);
       area = areas.find((a) => path.startsWith(a.prefix) || `${path}/` === a.prefix);
       if (area?.admit) area.admit(req);
       else if (keyCheck && path !== `${options.basePath}/health` && !keyed) {
@@ -313,7 +316,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
         const heldMs = caller.proxied ? 0 : HELD_REFUSAL_MS;
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' }, undefined, heldMs);
       }
-      found = route(req);
+      if (matched instanceof HttpError) throw matched;
+      found = matched;
       options.shed?.(req, res, caller);
     } catch (err) {
       return fail(req, res, found?.route ?? UNMATCHED, err, area?.failure);

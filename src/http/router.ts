@@ -46,8 +46,8 @@ export interface Match {
   route: string;
 }
 
-/** Finds the handler (and its parameters) for a request, or throws the 404 or 405 to answer instead. */
-export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => Match {
+/** Finds the handler (and its parameters) for a request, or gives the 404 or 405 to answer instead. */
+export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => Match | HttpError {
   // A route's pattern as registered, without the base path (`/textures/:hash`), and its segments with it.
   const base = normalizeBasePath(basePath);
   const table = Object.entries(routes).map(([pattern, methods]) => ({ pattern, segments: (base + pattern).split('/'), methods }));
@@ -56,14 +56,16 @@ export function createRouter(basePath: string, routes: Routes): (req: IncomingMe
     for (const route of table) {
       const params = match(route.segments, parts);
       if (!params) continue;
-      const method = req.method ?? '';
+      // A HEAD is answered as the GET is, without the body (node:http leaves it out).
+      const method = req.method === 'HEAD' && !Object.hasOwn(route.methods, 'HEAD') ? 'GET' : (req.method ?? '');
       const handler = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
       if (!handler) {
-        const allowed = Object.keys(route.methods).join(', ');
-        throw new HttpError(405, `Method not allowed: use ${allowed}`, { allow: allowed });
+        const methods = Object.keys(route.methods);
+        const allowed = (methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods).join(', ');
+        return new HttpError(405, `Method not allowed: use ${allowed}`, { allow: allowed });
       }
       return { handler, params, route: route.pattern };
     }
-    throw new HttpError(404, 'Unknown endpoint');
+    return new HttpError(404, 'Unknown endpoint');
   };
 }

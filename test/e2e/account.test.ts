@@ -87,6 +87,15 @@ describe('off unless --account-page', () => {
       }
     }
   });
+
+  // Rule: HEAD is answered as GET is, without the body (a link checker or uptime probe sends it).
+  test('HEAD {base}/account: 200 with the page\'s headers and no body', async () => {
+    const page = await closed.request('/account');
+    const head = await closed.request('/account', { method: 'HEAD' });
+    assert.equal(head.status, 200, head.text);
+    assert.equal(head.text, '');
+    for (const name of ['content-type', 'content-length', 'content-security-policy', 'cache-control']) assert.equal(head.headers.get(name), page.headers.get(name), name);
+  });
 });
 
 describe('--server-name', () => {

@@ -96,8 +96,8 @@ describe('with --metrics', () => {
     }
   });
 
-  test('only GET: another method is a 405', async () => {
-    assertFail(await metered.request('/metrics', { method: 'POST' }), 405, 'Method not allowed: use GET');
+  test('only GET (and HEAD): another method is a 405', async () => {
+    assertFail(await metered.request('/metrics', { method: 'POST' }), 405, 'Method not allowed: use GET, HEAD');
   });
 
   test('each login, join, hasJoined and profiles call moves its outcome and its route and status by exactly one', async () => {
@@ -218,7 +218,8 @@ describe('with --metrics and --api-key', () => {
     assertFail(await keyed.request('/metrics', { headers: { authorization: `Bearer ${KEY}x` } }), 401, 'Missing or wrong API key');
     assertFail(await keyed.request(`/metrics?key=${KEY}x`), 401, 'Missing or wrong API key');
     const bearer = await scrape(keyed, '/metrics', { headers: { authorization: `Bearer ${KEY}` } });
-    assert.equal(valueOf(bearer, 'http_requests_total', { route: 'unmatched', status: '401' }), 3, 'the refusals are counted, under no route');
+    assert.equal(valueOf(bearer, 'http_requests_total', { route: '/metrics', status: '401' }), 3, 'the refusals are counted under their route');
+    assert.equal(valueOf(bearer, 'http_requests_total', { route: 'unmatched', status: '401' }), undefined, 'not as unmatched');
     const inQuery = await scrape(keyed, `/metrics?key=${KEY}`);
     assert.equal(valueOf(inQuery, 'http_requests_total', { route: '/metrics', status: '200' }), 1);
   });
