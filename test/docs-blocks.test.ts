@@ -6,16 +6,18 @@
 // a listed one gone from the docs, fails the first test. The README's blocks outside its quick
 // start count too (test/quickstart.test.ts runs that).
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, test } from 'node:test';
 import { AUTHME_SCHEMA } from './helpers/import-fixtures.ts';
 import { encodePng } from './helpers/png.ts';
-import { freePort, ROOT, runProc, spawnListening, type Listening } from './helpers/process.ts';
+import { freePort, ROOT, runProc, SERVER_JS, spawnListening, type Listening } from './helpers/process.ts';
 import { blockPath, builtCheckout, hasCurl, literalPattern, shellBlocks } from './helpers/shell-blocks.ts';
 
 const DOCS = join(ROOT, 'docs');
+/** The driver's version the project holds (node_modules/postgres), which npm pack names its file by. */
+const POSTGRES_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'postgres', 'package.json'), 'utf8')) as { version: string }).version;
 
 interface Block {
   /** `page: first line`, as the lists below name it. */
@@ -161,6 +163,23 @@ const RUN: Record<string, Runnable> = {
       const copies = readdirSync(join(dir, 'var', 'backups'));
       assert.equal(copies.length, 1);
       assert.match(copies[0]!, /^mcauth-\d{4}-\d\d-\d\d\.db$/);
+    },
+  },
+  'postgresql.md: cd /opt/mcauth                      # the folder that holds server.js': {
+    // The driver as npm would fetch it, packed from the project's own copy: no network.
+    prepare: async ({ dir }) => {
+      mkdirSync(join(dir, 'opt', 'mcauth'), { recursive: true });
+      copyFileSync(SERVER_JS, join(dir, 'opt', 'mcauth', 'server.js'));
+      const packed = await runProc(['npm', 'pack', '--ignore-scripts', '--pack-destination', dir], { cwd: join(ROOT, 'node_modules', 'postgres') });
+      assert.equal(packed.code, 0, packed.stderr);
+    },
+    substitutions: ({ dir }) => [
+      ['cd /opt/mcauth', `cd ${dir}/opt/mcauth`],
+      ['postgres@3', `${dir}/postgres-${POSTGRES_VERSION}.tgz`],
+    ],
+    check: (_, stdout) => {
+      assert.match(stdout, /^mcauth \d+\.\d+\.\d+\S*$/m, 'the version');
+      assert.doesNotMatch(stdout, /warning|MODULE_TYPELESS_PACKAGE_JSON/i, 'no warning at the start');
     },
   },
 };
