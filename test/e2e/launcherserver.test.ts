@@ -22,11 +22,12 @@ import assert from 'node:assert/strict';
 import { publicDecrypt, publicEncrypt } from 'node:crypto';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { fetchReply, serverCommand, spawnListening, tempDir, type Listening } from '../helpers/process.ts';
+import { fetchReply, ROOT, serverCommand, spawnListening, tempDir, type Listening } from '../helpers/process.ts';
 import { seedPlayer } from '../helpers/players.ts';
-import { GENERATIONS, missingGeneration, publicKeyOf, sharedFile, startLauncherServer, type Generation, type RunningLauncherServer } from '../helpers/launcherserver.ts';
+import { GENERATIONS, LISTED_SKIN_DOMAIN, missingGeneration, publicKeyOf, sharedFile, startLauncherServer, type Generation, type RunningLauncherServer } from '../helpers/launcherserver.ts';
 import { seededRandom, seedFrom, seedHex, type Random } from '../helpers/random.ts';
 import { assertOk, postTo, undash } from './util.ts';
 
@@ -511,6 +512,21 @@ for (const gen of GENERATIONS) {
       await ls?.stop();
       await backend?.stop();
       tmp?.cleanup();
+    });
+
+    // Rule: README.md tells an owner which config block to use by the version the LauncherServer
+    // prints; the block it names for this one puts skinDomains where this one reads it.
+    test('the README\'s block for the version it prints lists skinDomains where it reads them', async () => {
+      const version = /AuroraLauncher LauncherServer (v\S+)/.exec(ls.output())?.[1];
+      assert.ok(version, `the version it prints:\n${ls.output().slice(0, 500)}`);
+      const readme = readFileSync(pathJoin(ROOT, 'README.md'), 'utf8');
+      const section = readme.slice(readme.indexOf('## Pointing a LauncherServer at it'), readme.indexOf('## Other launchers'));
+      const named = section.split(/^\*\*/m).find((part) => part.includes(`\`${version}\``));
+      assert.ok(named, `the README names ${version}`);
+      const block = /```\n([\s\S]*?)```/.exec(named)?.[1] ?? '';
+      assert.match(block, /^api: \{[\s\S]*^  injector: \{\n    skinDomains: \[/m, `the block for ${version} puts skinDomains under api.injector`);
+      const metadata = await fetchReply(`${ls.url}/authlib`);
+      assert.deepEqual(JSON.parse(metadata.text).skinDomains, [LISTED_SKIN_DOMAIN], 'as this generation reads them there');
     });
 
     /** A join (an object, or the bytes to send): the LauncherServer says "Invalid credentials.", and this service answered it with a 200. */

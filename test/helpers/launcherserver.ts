@@ -67,6 +67,9 @@ const PROBE_PAUSE_MS = 100;
 const KEPT_OUTPUT_CHARS = 64 * 1024;
 const PORT_TRIES = 5;
 
+/** The texture host the config lists in `skinDomains`. */
+export const LISTED_SKIN_DOMAIN = 'auth.example.org';
+
 /** What the LauncherServer reads from LauncherServerConfig.hjson (hjson reads plain JSON too). */
 function config(port: number, backend: string): string {
   const url = (route: string): string => `${backend}/${route}`;
@@ -87,7 +90,8 @@ function config(port: number, backend: string): string {
         ssl: { cert: '/path/to/cert.pem', key: '/path/to/key.pem' },
         disableListing: true,
         hideListing: true,
-        injector: { skinDomains: [] },
+        // Where 0.0.4 and the 2024 builds read it (README.md's first block): GET /authlib lists it.
+        injector: { skinDomains: [LISTED_SKIN_DOMAIN] },
       },
     },
     null,
