@@ -185,6 +185,9 @@ const RUN: Record<string, Runnable> = {
 };
 
 const NOT_RUNNABLE: Record<string, string> = {
+  'deployment.md: systemd-socket-activate -l 127.0.0.1:8080 node dist/server.js --db mcauth.db':
+    'starts a server no block could stop; test/deploy-recipes.test.ts runs this line',
+  'deployment.md: apt-get install certbot': 'installs a package as root and asks Let\'s Encrypt for a certificate of a public name; test/deploy-recipes.test.ts holds its name and paths to deploy/nginx.conf\'s',
   'operations.md: install -m 0644 deploy/mcauth-backup.service deploy/mcauth-backup.timer /etc/systemd/system/':
     'installs systemd units as root; test/deploy-backup.test.ts runs the service\'s command lines and systemd-analyze verify on both units',
   'README.md: curl -fsSL https://deb.nodesource.com/setup_24.x -o nodesource_setup.sh': 'adds an apt repository from the internet and installs a Node system-wide, as root',
