@@ -198,7 +198,8 @@ for (const workers of [1, 2]) {
       const banner = s.lines().find((l) => l.msg?.startsWith('mcauth listening on'))!;
       const cluster = workers > 1 ? `, ${workers} workers` : '';
       assert.match(banner.msg!, new RegExp(`^mcauth listening on http://127\\.0\\.0\\.1:${s.port} \\(3 users in .*${cluster}, on the socket systemd passed as fd 3\\)$`), banner.msg!);
-      // The server listens on the passed socket again, with the unit's Backlog=, not Node's 511.
+      // The socket keeps the unit's Backlog= (the holder makes it so, as systemd does): Node
+      // listens on it again, with its own 511 unless told the unit's.
       assert.equal(listenBacklog(s.port), SYSTEMD_SOCKET_BACKLOG, 'the backlog of the socket the server listens on');
       const traffic = startTraffic(s.url, s.port, players);
       const pids = [s.pid()];

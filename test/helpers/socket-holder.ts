@@ -12,13 +12,15 @@
 import { spawnSync } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { SYSTEMD_SOCKET_BACKLOG } from '../../src/cli/systemd-socket.ts';
 
 /** Longest a server may run: a test that died leaves no server behind for long. */
 const RUN_LIMIT_MS = 10 * 60_000;
 
 const [runs, ...command] = process.argv.slice(2);
 const socket = createServer();
-socket.listen(0, '127.0.0.1', () => {
+// With the unit's Backlog=, as systemd makes the socket: the server must not listen with less.
+socket.listen({ port: 0, host: '127.0.0.1', backlog: SYSTEMD_SOCKET_BACKLOG }, () => {
   // The listening socket's fd: no public API gives it, and spawnSync takes only fds to pass on.
   const fd = (socket as unknown as { _handle: { fd: number } })._handle.fd;
   const { port } = socket.address() as { port: number };
