@@ -131,7 +131,7 @@ describe('signed in', () => {
     assert.deepEqual({ ...me, createdAt: '', lastLoginAt: '' }, { name: 'Alice', uuid: alice.uuid, isAlex: false, skinUrl: null, capeUrl: null, createdAt: '', lastLoginAt: '' });
     assert.match(me.createdAt, ISO);
     assert.match(me.lastLoginAt, ISO);
-    assertFail(await call(invites, 'POST', 'me', { token: alice.token }), 405, 'Method not allowed: use GET');
+    assertFail(await call(invites, 'POST', 'me', { token: alice.token }), 405, 'Method not allowed: use GET, HEAD');
   });
 
   test('skins and capes: uploaded with the admin API\'s checks, served, and removed', async () => {

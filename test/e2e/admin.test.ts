@@ -228,7 +228,7 @@ describe('the admin token', () => {
   });
 
   test('a wrong method is 405', async () => {
-    assertFail(await call(admin, 'PUT', '/admin/users'), 405, 'Method not allowed: use POST, GET');
+    assertFail(await call(admin, 'PUT', '/admin/users'), 405, 'Method not allowed: use POST, GET, HEAD');
     assertFail(await call(admin, 'GET', '/admin/users/Target/revoke'), 405, 'Method not allowed: use POST');
   });
 });
