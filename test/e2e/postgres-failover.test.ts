@@ -17,8 +17,9 @@ import { until } from './util.ts';
 
 const PW = 'player-Pass-7Hq2';
 
-/** What docs/postgresql.md says to run on a standby just promoted: its one ```sql block. */
-const PROMOTED_RECIPE = /^ *```sql\n([\s\S]*?)^ *```$/m.exec(readFileSync(pathJoin(ROOT, 'docs', 'postgresql.md'), 'utf8'))![1]!;
+/** What docs/postgresql.md says to run on a standby just promoted: its ```sql block that follows "After promoting a standby". */
+const PAGE = readFileSync(pathJoin(ROOT, 'docs', 'postgresql.md'), 'utf8');
+const PROMOTED_RECIPE = /^ *```sql\n([\s\S]*?)^ *```$/m.exec(PAGE.slice(PAGE.indexOf('**After promoting a standby**')))![1]!;
 
 const login = (s: RunningServer, name: string, password = PW): Promise<Answer> => call(s.port, '/auth', { body: { login: name, password } });
 
