@@ -124,7 +124,12 @@ const SCRIPT = String.raw`
       element.removeAttribute('aria-busy');
       for (const b of buttons) if (b.isConnected) b.disabled = false;
       updateButtons();
-      if (focused && focused.isConnected && document.activeElement === document.body) (focused.disabled ? element.querySelector('input, button:not(:disabled)') : focused).focus();
+      // A button off once there is nothing left to do (both textures cleared): the form's first
+      // control, else its section's heading, keeps the keyboard's place.
+      if (focused && focused.isConnected && document.activeElement === document.body) {
+        const next = focused.disabled ? element.querySelector('input, button:not(:disabled)') || element.closest('section').querySelector('h2[tabindex]') : focused;
+        if (next) next.focus();
+      }
     }
   }
 
