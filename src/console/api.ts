@@ -65,7 +65,7 @@ export function refuseCrossSite(req: IncomingMessage): void {
 }
 
 /** The search text as the index holds it: a lower-case name prefix, or a dashed UUID prefix. */
-function searchKey(by: string, q: string): string {
+export function searchKey(by: string, q: string): string {
   if (q.length > MAX_QUERY) throw new HttpError(400, `Search for at most ${MAX_QUERY} characters`);
   if (by === 'name') {
     if (!/^[A-Za-z0-9_]*$/.test(q)) throw new HttpError(400, 'A name holds letters, digits and _ only');
