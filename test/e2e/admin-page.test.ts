@@ -3,7 +3,7 @@
 // served without the admin token while the admin API keeps it; its API closed to callers without
 // a token (401) and to players who are not admins (403, every route, nothing changed); changes
 // from another site refused; every action an admin takes, through the service's rules; the
-// audit trail in the log and the database, without a secret; the dashboard's counts.
+// audit trail in the log and the database, without a secret; the dashboard's counts; and the same with --db :memory:, through the store's interface.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startServer, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
@@ -270,5 +270,29 @@ describe('what an admin does', () => {
     assert.ok(seen.lastDay.failed >= seen.lastHour.failed);
     assert.equal(seen.locked, first.locked + 1);
     assert.equal(typeof seen.throttled, 'number');
+  });
+});
+
+describe('with --db :memory:', () => {
+  test('works through the store\'s interface, keeping its own data in memory; throttled names and the size are not counted', async () => {
+    const s = await startServer(['--db', ':memory:', '--account-page', '--admins', 'Boss', '--admin-token', ADMIN_TOKEN]);
+    try {
+      for (const name of ['Boss', 'Trial_One', 'Trial_Two']) {
+        const made = await s.request('/admin/users', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, password: PW }) });
+        assertOk(made);
+      }
+      const boss = await signIn(s, 'Boss');
+      const dash = assertOk(await call(s, 'GET', 'dashboard', boss));
+      assert.deepEqual([dash.players, dash.locked, dash.throttled, dash.database, dash.databaseBytes], [3, 0, null, ':memory:', null]);
+      const found = assertOk(await call(s, 'GET', 'players?by=name&q=trial', boss)).players;
+      assert.deepEqual(found.map((p: { name: string }) => p.name), ['Trial_One', 'Trial_Two']);
+      const locked = assertOk(await call(s, 'POST', `players/${found[1].id}/lock`, boss, { reason: 'trial' }));
+      assert.deepEqual(locked.audit.map((e: { action: string; detail: string }) => [e.action, e.detail]), [['lock', 'trial']]);
+      assert.equal(assertOk(await call(s, 'GET', 'dashboard', boss)).locked, 1);
+      const byId = assertOk(await call(s, 'GET', `players?by=uuid&q=${found[1].id.slice(0, 6)}`, boss)).players;
+      assert.ok(byId.some((p: { id: string }) => p.id === found[1].id));
+    } finally {
+      await s.stop();
+    }
   });
 });
