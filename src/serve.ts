@@ -317,6 +317,7 @@ function areas(
             limits,
             loginLimit,
             uploads,
+            admins: page ? config.admins.split(',') : [],
           }),
         ]
       : []),

@@ -38,6 +38,7 @@ label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 input[type=text], input[type=password] { display: block; width: 100%; font: inherit; padding: .5rem .625rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: inherit; }
 input[aria-invalid=true] { border-color: var(--danger); }
 input[type=file] { display: block; font: inherit; font-size: .9375rem; max-width: 100%; }
+a { color: var(--accent); font-weight: 600; }
 .hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; }
 button { font: inherit; font-weight: 600; padding: .5rem 1rem; min-height: 2.5rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); cursor: pointer; }
 button.quiet { background: transparent; color: var(--accent); }
@@ -237,6 +238,7 @@ const SCRIPT = String.raw`
     saved.skin = saved.cape = chosen.skin = chosen.cape = null;
     // Nothing of the player is left behind in the hidden view (a shared computer).
     for (const id of ['me-heading', 'me-uuid', 'me-created', 'me-last', 'looks-note']) $(id).textContent = '';
+    $('admin-link').hidden = true;
     $('password-user').value = '';
     drawPreview();
     for (const form of ['skin', 'cape', 'password', 'sessions']) {
@@ -288,6 +290,7 @@ const SCRIPT = String.raw`
     $('password-user').value = me.name;
     showTime('me-created', me.createdAt);
     showTime('me-last', me.lastLoginAt);
+    $('admin-link').hidden = me.admin !== true;
     if (!chosen.skin) $(me.isAlex ? 'skin-slim' : 'skin-classic').checked = true;
     const elsewhere = [me.skinUrl !== null && !saved.skin ? S.skinElsewhere : '', me.capeUrl !== null && !saved.cape ? S.capeElsewhere : ''];
     $('looks-note').textContent = elsewhere.filter(Boolean).join(' ');
@@ -635,6 +638,7 @@ ${message('reset')}
 <dt>${t('createdAt')}</dt><dd id="me-created"></dd>
 <dt>${t('lastLoginAt')}</dt><dd id="me-last"></dd>
 </dl>
+<p id="admin-link" hidden><a href="${escapeHtml(settings.basePath)}/admin/">${t('adminPage')}</a></p>
 </section>
 
 <section class="card" aria-labelledby="looks-heading">

@@ -309,5 +309,18 @@ test('the admin page in Chromium: sign-in, dashboard, search, a player\'s page a
     for (const id of ['#who', '#dash', '#results', '#invite-list', '#player-heading']) assert.equal(await textOf(page, id), '', id);
   });
 
+  await t.test("an admin's account page links to the admin page", async () => {
+    await page.goto(`${url}/account`);
+    await waitForView(page, 'signed-out');
+    await typeInto('#signin-name', 'Boss');
+    await typeInto('#signin-password', PW);
+    await page.click('#signin button[type=submit]');
+    await waitForView(page, 'signed-in');
+    assert.equal(await hidden('#admin-link'), false);
+    await Promise.all([page.waitForNavigation(), page.click('#admin-link a')]);
+    assert.equal(page.url(), `${url}/admin/`);
+    await waitForView(page, 'signed-out');
+  });
+
   assert.deepEqual(problems, [], 'the page logged no error (a CSP refusal would be one)');
 });

@@ -3,7 +3,8 @@
 // served without the admin token while the admin API keeps it; its API closed to callers without
 // a token (401) and to players who are not admins (403, every route, nothing changed); changes
 // from another site refused; every action an admin takes, through the service's rules; the
-// audit trail in the log and the database, without a secret; the dashboard's counts; and the same with --db :memory:, through the store's interface.
+// audit trail in the log and the database, without a secret; the dashboard's counts; and the
+// same with --db :memory:, through the store's interface.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startServer, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
@@ -129,6 +130,10 @@ describe('who may call the API', () => {
   test('an admin named in any case is one; `Helper`, named but not registered, changes nothing', async () => {
     const boss = await signIn(on, 'BOSS');
     assert.deepEqual(assertOk(await call(on, 'GET', 'me', boss)), { name: 'Boss', uuid: uuids.get('Boss') });
+    // The account page's own view says so (its page then links to the admin page); a plain player's does not.
+    assert.equal(assertOk(await on.request('/account/me', { headers: { authorization: `Bearer ${boss}` } })).admin, true);
+    const plain = assertOk(await on.request('/account/me', { headers: { authorization: `Bearer ${await signIn(on, 'Plain')}` } }));
+    assert.equal(Object.hasOwn(plain, 'admin'), false);
   });
 
   test('a change from another site is refused (403) before anything else; a same-origin one is not', async () => {
