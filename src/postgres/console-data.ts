@@ -24,6 +24,10 @@ const TABLES = `
     failed BIGINT NOT NULL
   );`;
 
+/** The searches: a range of an index (the unique index of users.name_key, users' key), never a scan of users. */
+export const PG_FIND_BY_NAME = 'SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE name_key >= $1 AND name_key < $2 AND name_key > $3 ORDER BY name_key LIMIT $4';
+export const PG_FIND_BY_ID = 'SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE id >= $1 AND id < $2 AND id > $3 ORDER BY id LIMIT $4';
+
 type Row = Record<string, unknown>;
 const found = (rows: Row[]): FoundPlayer[] => rows.map((r) => ({ id: String(r.id), name: String(r.name), locked: r.locked === true }));
 
@@ -42,10 +46,8 @@ export async function openPostgresConsoleData(url: string, env: Record<string, s
   }
   return {
     where: maskDbUrl(url),
-    findByName: async (prefix, after, limit) =>
-      found(await sql<Row[]>`SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE name_key >= ${prefix} AND name_key < ${nameEnd(prefix)} AND name_key > ${after} ORDER BY name_key LIMIT ${limit}`),
-    findById: async (prefix, after, limit) =>
-      found(await sql<Row[]>`SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE id >= ${prefix} AND id < ${idEnd(prefix)} AND id > ${after} ORDER BY id LIMIT ${limit}`),
+    findByName: async (prefix, after, limit) => found([...(await sql.unsafe(PG_FIND_BY_NAME, [prefix, nameEnd(prefix), after, limit]))]),
+    findById: async (prefix, after, limit) => found([...(await sql.unsafe(PG_FIND_BY_ID, [prefix, idEnd(prefix), after, limit]))]),
     countLocked: async () => Number((await sql<Row[]>`SELECT count(*) AS n FROM users WHERE locked_at IS NOT NULL`)[0]!.n),
     failureRows: async (since, least) =>
       (await sql<Row[]>`SELECT name_key, failures, last_at FROM login_failures WHERE last_at > ${since} AND failures >= ${least}`).map((r) => ({

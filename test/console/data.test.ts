@@ -13,6 +13,7 @@ import { FREE_LOGIN_FAILURES, NAME_FAILURE_CEILING, THROTTLE_MAX_MS } from '../.
 import { createMemoryStore, MEMORY_DB } from '../../src/memory/store.ts';
 import { isPostgresUrl } from '../../src/postgres/url.ts';
 import { openPostgresStore } from '../../src/postgres/connect.ts';
+import { PG_FIND_BY_ID, PG_FIND_BY_NAME } from '../../src/postgres/console-data.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store, User } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/process.ts';
@@ -142,4 +143,20 @@ test('login counts come from the answered logins of /auth, the account page and 
   counter.observe(answered('/join', 200, 'ok')); // no login
   await counter.stop();
   assert.deepEqual(added, [[60_000, { ok: 3, failed: 3 }]]);
+});
+
+test('on PostgreSQL, the searches can read a range of an index (a table this small is read whole when scanning is allowed)', { skip: !isPostgresUrl(fileDb) }, async () => {
+  const sql = (await import('postgres')).default(fileDb, { max: 1, onnotice: () => {} });
+  try {
+    await sql.begin(async (tx) => {
+      await tx`SET LOCAL enable_seqscan = off`;
+      for (const query of [PG_FIND_BY_NAME, PG_FIND_BY_ID]) {
+        const literal = query.replace('$1', "'a'").replace('$2', "'b'").replace('$3', "''").replace('$4', '20');
+        const plan = (await tx.unsafe(`EXPLAIN ${literal}`)).map((r) => String(r['QUERY PLAN']));
+        assert.match(plan.join('\n'), /Index (Only )?Scan using \w+ on users[\s\S]*Index Cond: \(\(\w+ >= 'a'::text\) AND \(\w+ < 'b'::text\)/, plan.join('\n'));
+      }
+    });
+  } finally {
+    await sql.end();
+  }
 });
