@@ -78,6 +78,18 @@ export function idEnd(prefix: string): string {
   return p === '' ? 'g' : p.slice(0, -1) + HEX_NEXT[HEX_NEXT.indexOf(p.at(-1)!) + 1];
 }
 
+/**
+ * A search's query, the same on every SQL backend: players whose `column` runs from the first
+ * parameter (`>=` from a prefix; `>` past the last key of the page before) up to the second, in
+ * order, at most the third: one range of an index, whatever the page. `param` writes the n-th
+ * parameter in the backend's form.
+ */
+export const findQuery = (column: 'name_key' | 'id', op: '>=' | '>', param: (n: number) => string): string =>
+  `SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE ${column} ${op} ${param(1)} AND ${column} < ${param(2)} ORDER BY ${column} LIMIT ${param(3)}`;
+
+/** Where a page of a search starts: at the prefix, or past `after` when it is a key of the prefix's (the last of the page before). */
+export const pageStart = (prefix: string, after: string): { op: '>=' | '>'; from: string } => (after !== '' && after >= prefix ? { op: '>', from: after } : { op: '>=', from: prefix });
+
 /** The admin page's data for the database `db` the store was opened on; PostgreSQL's module is loaded only for a PostgreSQL URL. */
 export async function openConsoleData(db: string, store: Store, env: Record<string, string | undefined>): Promise<ConsoleData> {
   if (db === MEMORY_DB) return (await import('./memory-data.ts')).createMemoryData(store);

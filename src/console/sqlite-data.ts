@@ -1,7 +1,7 @@
 // The admin page's data on SQLite: a connection of its own to the store's file, reading the
 // core's tables (never writing them) and keeping its own, made if missing.
 import { DatabaseSync } from 'node:sqlite';
-import { KEEP_LOGIN_MINUTES_MS, idEnd, nameEnd, type AuditEntry, type ConsoleData, type FoundPlayer } from './data.ts';
+import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from './data.ts';
 
 /** How long a statement waits for another connection's write lock (the server's own, other workers'). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -22,18 +22,20 @@ const SQLITE_TABLES = `
     failed INTEGER NOT NULL
   );`;
 
-/** The searches: a range of an index (players_by_name, the key of users.id), never a scan of users. */
-export const FIND_BY_NAME = 'SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE name_key >= ? AND name_key < ? AND name_key > ? ORDER BY name_key LIMIT ?';
-export const FIND_BY_ID = 'SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE id >= ? AND id < ? AND id > ? ORDER BY id LIMIT ?';
-
 const found = (rows: Record<string, unknown>[]): FoundPlayer[] => rows.map((r) => ({ id: String(r.id), name: String(r.name), locked: r.locked === 1 }));
 
 export function openSqliteConsoleData(path: string): ConsoleData {
   const db = new DatabaseSync(path);
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec(SQLITE_TABLES);
-  const byName = db.prepare(FIND_BY_NAME);
-  const byId = db.prepare(FIND_BY_ID);
+  const search = {
+    name_key: { '>=': db.prepare(findQuery('name_key', '>=', () => '?')), '>': db.prepare(findQuery('name_key', '>', () => '?')) },
+    id: { '>=': db.prepare(findQuery('id', '>=', () => '?')), '>': db.prepare(findQuery('id', '>', () => '?')) },
+  };
+  const find = (column: 'name_key' | 'id', prefix: string, after: string, limit: number): FoundPlayer[] => {
+    const { op, from } = pageStart(prefix, after);
+    return found(search[column][op].all(from, column === 'id' ? idEnd(prefix) : nameEnd(prefix), limit));
+  };
   const locked = db.prepare('SELECT count(*) AS n FROM users WHERE locked_at IS NOT NULL');
   const failures = db.prepare('SELECT name_key AS key, failures, last_at AS lastAt FROM login_failures WHERE last_at > ? AND failures >= ?');
   const addLogins = db.prepare('INSERT INTO console_logins (minute, ok, failed) VALUES (?, ?, ?) ON CONFLICT (minute) DO UPDATE SET ok = ok + excluded.ok, failed = failed + excluded.failed');
@@ -43,8 +45,8 @@ export function openSqliteConsoleData(path: string): ConsoleData {
   const auditOf = db.prepare('SELECT at, admin, action, player_id AS playerId, player_name AS playerName, detail FROM console_audit WHERE player_id = ? ORDER BY at DESC LIMIT ?');
   return {
     where: path,
-    findByName: async (prefix, after, limit) => found(byName.all(prefix, nameEnd(prefix), after, limit)),
-    findById: async (prefix, after, limit) => found(byId.all(prefix, idEnd(prefix), after, limit)),
+    findByName: async (prefix, after, limit) => find('name_key', prefix, after, limit),
+    findById: async (prefix, after, limit) => find('id', prefix, after, limit),
     countLocked: async () => Number(locked.get()!.n),
     failureRows: async (since, least) => failures.all(since, least).map((r) => ({ key: String(r.key), failures: Number(r.failures), lastAt: Number(r.lastAt) })),
     addLogins: async (minute, { ok, failed }) => {

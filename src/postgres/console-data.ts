@@ -1,7 +1,7 @@
 // The admin page's data on PostgreSQL (src/console/data.ts): a small pool of its own, opened as
 // the store's is, reading the core's tables (never writing them) and keeping its own tables,
 // made if missing. Loaded only when the database is PostgreSQL.
-import { idEnd, KEEP_LOGIN_MINUTES_MS, nameEnd, type AuditEntry, type ConsoleData, type FoundPlayer } from '../console/data.ts';
+import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from '../console/data.ts';
 import { connectPostgres, firstAnswer } from './connect.ts';
 import { maskDbUrl } from './url.ts';
 
@@ -24,12 +24,9 @@ const TABLES = `
     failed BIGINT NOT NULL
   );`;
 
-/** The searches: a range of an index (the unique index of users.name_key, users' key), never a scan of users. */
-export const PG_FIND_BY_NAME = 'SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE name_key >= $1 AND name_key < $2 AND name_key > $3 ORDER BY name_key LIMIT $4';
-export const PG_FIND_BY_ID = 'SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE id >= $1 AND id < $2 AND id > $3 ORDER BY id LIMIT $4';
-
 type Row = Record<string, unknown>;
 const found = (rows: Row[]): FoundPlayer[] => rows.map((r) => ({ id: String(r.id), name: String(r.name), locked: r.locked === true }));
+const dollar = (n: number): string => `$${n}`;
 
 export async function openPostgresConsoleData(url: string, env: Record<string, string | undefined>): Promise<ConsoleData> {
   const sql = await connectPostgres(url, env, { connections: CONSOLE_POOL_SIZE });
@@ -46,8 +43,14 @@ export async function openPostgresConsoleData(url: string, env: Record<string, s
   }
   return {
     where: maskDbUrl(url),
-    findByName: async (prefix, after, limit) => found([...(await sql.unsafe(PG_FIND_BY_NAME, [prefix, nameEnd(prefix), after, limit]))]),
-    findById: async (prefix, after, limit) => found([...(await sql.unsafe(PG_FIND_BY_ID, [prefix, idEnd(prefix), after, limit]))]),
+    findByName: async (prefix, after, limit) => {
+      const { op, from } = pageStart(prefix, after);
+      return found([...(await sql.unsafe(findQuery('name_key', op, dollar), [from, nameEnd(prefix), limit]))]);
+    },
+    findById: async (prefix, after, limit) => {
+      const { op, from } = pageStart(prefix, after);
+      return found([...(await sql.unsafe(findQuery('id', op, dollar), [from, idEnd(prefix), limit]))]);
+    },
     countLocked: async () => Number((await sql<Row[]>`SELECT count(*) AS n FROM users WHERE locked_at IS NOT NULL`)[0]!.n),
     failureRows: async (since, least) =>
       (await sql<Row[]>`SELECT name_key, failures, last_at FROM login_failures WHERE last_at > ${since} AND failures >= ${least}`).map((r) => ({

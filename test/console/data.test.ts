@@ -4,8 +4,7 @@
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
-import { openConsoleData, type ConsoleData } from '../../src/console/data.ts';
-import { FIND_BY_ID, FIND_BY_NAME } from '../../src/console/sqlite-data.ts';
+import { findQuery, openConsoleData, type ConsoleData } from '../../src/console/data.ts';
 import { throttledNames } from '../../src/console/throttled.ts';
 import { countLogins } from '../../src/console/logins.ts';
 import type { AnsweredRequest } from '../../src/http/app.ts';
@@ -13,7 +12,6 @@ import { FREE_LOGIN_FAILURES, NAME_FAILURE_CEILING, THROTTLE_MAX_MS } from '../.
 import { createMemoryStore, MEMORY_DB } from '../../src/memory/store.ts';
 import { isPostgresUrl } from '../../src/postgres/url.ts';
 import { openPostgresStore } from '../../src/postgres/connect.ts';
-import { PG_FIND_BY_ID, PG_FIND_BY_NAME } from '../../src/postgres/console-data.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store, User } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/process.ts';
@@ -55,6 +53,9 @@ for (const db of [fileDb, MEMORY_DB]) {
       assert.deepEqual(first.map((p) => p.name), ['al_x', 'Alb', 'Alpha']);
       const rest = await data.findByName('al', 'alpha', 3);
       assert.deepEqual(rest.map((p) => p.name), ['alpine', 'Alps']);
+      // A page's start that is no key of the prefix's starts at the prefix: nothing outside it is listed.
+      assert.deepEqual((await data.findByName('alp', 'a', 10)).map((p) => p.name), ['Alpha', 'alpine', 'Alps']);
+      assert.deepEqual((await data.findByName('alp', 'alps', 10)).map((p) => p.name), []);
       assert.deepEqual((await data.findByName('alp', '', 10)).map((p) => p.name), ['Alpha', 'alpine', 'Alps']);
       assert.deepEqual(await data.findByName('zz', '', 10), []);
       assert.equal((await data.findByName('', '', 100)).length, PLAYERS.length);
@@ -114,11 +115,14 @@ for (const db of [fileDb, MEMORY_DB]) {
   });
 }
 
+/** Every search query: by name and by UUID, a first page and a later one. */
+const SEARCHES = [['name_key', '>='], ['name_key', '>'], ['id', '>='], ['id', '>']] as const;
+
 test('on SQLite, the searches read a range of an index, never a scan of the players', { skip: isPostgresUrl(fileDb) }, () => {
   const db = new DatabaseSync(fileDb, { readOnly: true });
   try {
-    for (const query of [FIND_BY_NAME, FIND_BY_ID]) {
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${query}`).all('a', 'b', '', 20).map((r) => String(r.detail));
+    for (const query of SEARCHES.map(([column, op]) => findQuery(column, op, () => '?'))) {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${query}`).all('a', 'b', 20).map((r) => String(r.detail));
       assert.ok(plan.some((d) => /^SEARCH users USING (COVERING )?INDEX \S+ \(\w+>\? AND \w+<\?\)/.test(d)), plan.join('\n'));
       assert.ok(!plan.some((d) => /SCAN/.test(d)), plan.join('\n'));
     }
@@ -150,10 +154,10 @@ test('on PostgreSQL, the searches can read a range of an index (a table this sma
   try {
     await sql.begin(async (tx) => {
       await tx`SET LOCAL enable_seqscan = off`;
-      for (const query of [PG_FIND_BY_NAME, PG_FIND_BY_ID]) {
-        const literal = query.replace('$1', "'a'").replace('$2', "'b'").replace('$3', "''").replace('$4', '20');
+      for (const [column, op] of SEARCHES) {
+        const literal = findQuery(column, op, (n) => ["'a'", "'b'", '20'][n - 1]!);
         const plan = (await tx.unsafe(`EXPLAIN ${literal}`)).map((r) => String(r['QUERY PLAN']));
-        assert.match(plan.join('\n'), /Index (Only )?Scan using \w+ on users[\s\S]*Index Cond: \(\(\w+ >= 'a'::text\) AND \(\w+ < 'b'::text\)/, plan.join('\n'));
+        assert.match(plan.join('\n'), /Index (Only )?Scan using \w+ on users[\s\S]*Index Cond: \(\(\w+ >=? 'a'::text\) AND \(\w+ < 'b'::text\)/, plan.join('\n'));
       }
     });
   } finally {
