@@ -163,3 +163,12 @@ test('a switch in the environment takes 1/0, true/false, yes/no and on/off, in a
     assert.throws(() => resolveServeConfig({}, { MCAUTH_METRICS: word }), { message: /^MCAUTH_METRICS must be true or false \(or 1\/0, yes\/no, on\/off\)/ }, word);
   }
 });
+
+test('--admins takes player names, comma-separated, spaces dropped; anything else is refused', () => {
+  assert.equal(resolveServeConfig({ admins: ' Boss , helper_2,' }, {}).admins, 'Boss,helper_2');
+  assert.equal(resolveServeConfig({}, { MCAUTH_ADMINS: 'Boss' }).admins, 'Boss');
+  assert.equal(resolveServeConfig({}, {}).admins, '');
+  for (const bad of ['Bo', 'Boss,no spaces', 'Boss;Other', 'x'.repeat(17)]) {
+    assert.throws(() => resolveServeConfig({ admins: bad }, {}), { message: /--admins must be player names \(3 to 16 letters, digits or _\), comma-separated/ }, bad);
+  }
+});
