@@ -15,7 +15,7 @@ import type { Service } from '../service/service.ts';
 import type { Store, User } from '../store/store.ts';
 import { accountLink } from '../account/links.ts';
 import { VERSION } from '../version.ts';
-import type { ConsoleData } from './data.ts';
+import { MAX_SEARCH_CHARS, type ConsoleData } from './data.ts';
 import { renderAdminPage, type AdminPageSettings } from './page.ts';
 import { throttledNames } from './throttled.ts';
 
@@ -23,8 +23,6 @@ import { throttledNames } from './throttled.ts';
 export const SEARCH_PAGE = 20;
 /** A player's audit entries the page shows. */
 const AUDIT_SHOWN = 20;
-/** Longest search text: a name is 16 characters, a dashed UUID 36. */
-const MAX_QUERY = 36;
 const HOUR_MS = 60 * 60 * 1000;
 
 export interface ConsoleOptions {
@@ -66,7 +64,7 @@ export function refuseCrossSite(req: IncomingMessage): void {
 
 /** The search text as the index holds it: a lower-case name prefix, or a dashed UUID prefix. */
 export function searchKey(by: string, q: string): string {
-  if (q.length > MAX_QUERY) throw new HttpError(400, `Search for at most ${MAX_QUERY} characters`);
+  if (q.length > MAX_SEARCH_CHARS) throw new HttpError(400, `Search for at most ${MAX_SEARCH_CHARS} characters`);
   if (by === 'name') {
     if (!/^[A-Za-z0-9_]*$/.test(q)) throw new HttpError(400, 'A name holds letters, digits and _ only');
     return q.toLowerCase();

@@ -61,6 +61,9 @@ export interface ConsoleData {
   close(): Promise<void>;
 }
 
+/** Longest search text: a name is 16 characters, a dashed UUID 36. */
+export const MAX_SEARCH_CHARS = 36;
+
 /** How long login counts are kept: the dashboard shows the last day. */
 export const KEEP_LOGIN_MINUTES_MS = 2 * 24 * 60 * 60 * 1000;
 

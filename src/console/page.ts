@@ -4,6 +4,8 @@
 // storage, a cookie or the address. It holds no data: everything comes from the API
 // ({base}/account/admin/..., src/console/api.ts), which checks the admin on every call.
 import { escapeHtml, field, message, pageHeaders, STYLE as ACCOUNT_STYLE } from '../account/page.ts';
+import { MAX_LOCK_REASON_CHARS } from '../limits.ts';
+import { MAX_SEARCH_CHARS } from './data.ts';
 import { STRINGS } from './strings.ts';
 
 export interface AdminPageSettings {
@@ -463,7 +465,7 @@ ${card('search', 'searchHeading', `<form id="search" method="get" novalidate rol
 <label for="by-name"><input type="radio" id="by-name" name="by" value="name" checked>${t('byName')}</label>
 <label for="by-uuid"><input type="radio" id="by-uuid" name="by" value="uuid">${t('byUuid')}</label>
 </fieldset>
-${field('search-q', t('searchText'), 'type="search" name="q" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="36"', t('searchHint'))}
+${field('search-q', t('searchText'), `type="search" name="q" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="${MAX_SEARCH_CHARS}"`, t('searchHint'))}
 <div class="actions"><button type="submit">${t('search')}</button></div>
 ${message('search')}
 <ul class="results" id="results" aria-label="${t('searchHeading')}"></ul>
@@ -490,7 +492,7 @@ ${message('looks')}
 </form>
 <form id="lock" class="part" method="post" novalidate>
 <h3>${t('lockHeading')}</h3>
-${field('lock-reason', t('lockReason'), 'type="text" name="reason" autocomplete="off" maxlength="200"')}
+${field('lock-reason', t('lockReason'), `type="text" name="reason" autocomplete="off" maxlength="${MAX_LOCK_REASON_CHARS}"`)}
 <div class="actions"><button type="submit" class="danger">${t('lock')}</button><button type="button" class="quiet" id="unlock">${t('unlock')}</button></div>
 ${message('lock')}
 </form>
