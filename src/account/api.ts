@@ -63,6 +63,14 @@ function me(service: Service, u: User, admins: Set<string>) {
   };
 }
 
+/** The player whose live access token the request carries (as Bearer), and the token; 401 otherwise. */
+export async function signedInPlayer(service: Service, req: IncomingMessage): Promise<{ user: User; token: string }> {
+  const token = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+  const user = token === undefined ? undefined : await service.userByToken(token);
+  if (!user) throw new HttpError(401, 'Sign in again', { 'www-authenticate': 'Bearer' });
+  return { user, token: token! };
+}
+
 /** Names the player in the request's log line, as /auth does: only a valid name (not a password typed in the wrong field). */
 function noteName(res: ServerResponse, name: string): void {
   if (NAME_PATTERN.test(name)) notePlayer(res, name);
@@ -96,13 +104,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
     throw new HttpError(429, `Too many registrations this hour${ask} in ${waitAll} s`, { 'retry-after': String(waitAll) });
   };
 
-  /** The player whose live access token the request carries, and the token; 401 otherwise. */
-  const signedIn = async (req: IncomingMessage): Promise<{ user: User; token: string }> => {
-    const token = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
-    const user = token === undefined ? undefined : await service.userByToken(token);
-    if (!user) throw new HttpError(401, 'Sign in again', { 'www-authenticate': 'Bearer' });
-    return { user, token: token! };
-  };
+  const signedIn = (req: IncomingMessage): Promise<{ user: User; token: string }> => signedInPlayer(service, req);
 
   /** A handler for a signed-in player, answering with the player as `work` leaves them. */
   const mine =

@@ -9,11 +9,13 @@ import { notePlayer, type Area } from '../http/app.ts';
 import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
 import { jsonBody, knownQuery, stringField, type JsonObject } from '../http/fields.ts';
 import { pathOf, type Handler, type Params, type Routes } from '../http/router.ts';
-import { INVITE_ID, type Invites, type InviteView } from '../invites/invites.ts';
+import { INVITE_ID, type Invites } from '../invites/invites.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Service } from '../service/service.ts';
 import type { Store, User } from '../store/store.ts';
 import { accountLink } from '../account/links.ts';
+import { signedInPlayer } from '../account/api.ts';
+import { inviteJson } from '../admin/routes.ts';
 import { VERSION } from '../version.ts';
 import { MAX_SEARCH_CHARS, type ConsoleData } from './data.ts';
 import { renderAdminPage, type AdminPageSettings } from './page.ts';
@@ -85,9 +87,7 @@ export function consoleArea(service: Service, options: ConsoleOptions): Area {
 
   /** The admin whose live token the request carries: 401 without one, 403 for a player who is no admin. */
   const signedInAdmin = async (req: IncomingMessage): Promise<User> => {
-    const token = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
-    const user = token === undefined ? undefined : await service.userByToken(token);
-    if (!user) throw new HttpError(401, 'Sign in again', { 'www-authenticate': 'Bearer' });
+    const { user } = await signedInPlayer(service, req);
     if (!admins.has(user.name.toLowerCase())) throw new HttpError(403, 'You are not an admin here');
     return user;
   };
@@ -126,7 +126,6 @@ export function consoleArea(service: Service, options: ConsoleOptions): Area {
     ...view(u),
     audit: (await data.auditOf(u.id, AUDIT_SHOWN)).map((e) => ({ at: isoTime(e.at), admin: e.admin, action: e.action, detail: e.detail })),
   });
-  const invite = (i: InviteView) => ({ id: i.id, usesLeft: i.usesLeft, createdAt: isoTime(i.createdAt), expiresAt: isoTime(i.expiresAt) });
   const link = (kind: 'invite' | 'reset', code: string): string | null => accountLink(options.publicUrl, base, kind, code) ?? null;
   const uuidOf = (params: Params): string => params.uuid!;
 
@@ -218,7 +217,7 @@ export function consoleArea(service: Service, options: ConsoleOptions): Area {
       }),
     },
     '/account/admin/invites': {
-      GET: asAdmin(async () => ({ invites: (await options.invites.list()).map(invite) })),
+      GET: asAdmin(async () => ({ invites: (await options.invites.list()).map(inviteJson) })),
       POST: asAdmin(async (req, _res, admin) => {
         const body = await jsonBody(req, ['uses', 'expiresIn']);
         const number = (name: string): number | undefined => {
@@ -228,7 +227,7 @@ export function consoleArea(service: Service, options: ConsoleOptions): Area {
         };
         const made = await options.invites.create(number('uses'), number('expiresIn'));
         await record(admin, 'create invite', undefined, `invite ${made.id}, ${made.usesLeft} uses`);
-        return { ...invite(made), code: made.code, link: link('invite', made.code) };
+        return { ...inviteJson(made), code: made.code, link: link('invite', made.code) };
       }),
     },
     '/account/admin/invites/:id': {
