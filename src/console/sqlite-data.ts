@@ -1,6 +1,5 @@
 // The admin page's data on SQLite: a connection of its own to the store's file, reading the
 // core's tables (never writing them) and keeping its own, made if missing.
-import { DatabaseSync } from 'node:sqlite';
 import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from './data.ts';
 
 /** How long a statement waits for another connection's write lock (the server's own, other workers'). */
@@ -24,7 +23,9 @@ const SQLITE_TABLES = `
 
 const found = (rows: Record<string, unknown>[]): FoundPlayer[] => rows.map((r) => ({ id: String(r.id), name: String(r.name), locked: r.locked === 1 }));
 
-export function openSqliteConsoleData(path: string): ConsoleData {
+/** Opens it on the file at `path`; node:sqlite is imported here, dynamically, as the store does, so that an older Node reaches the version check first. */
+export async function openSqliteConsoleData(path: string): Promise<ConsoleData> {
+  const { DatabaseSync } = await import('node:sqlite');
   const db = new DatabaseSync(path);
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec(SQLITE_TABLES);
