@@ -3,11 +3,11 @@
 // served without the admin token while the admin API keeps it; its API closed to callers without
 // a token (401) and to players who are not admins (403, every route, nothing changed); changes
 // from another site refused; every action an admin takes, through the service's rules; the
-// audit trail in the log and the database, without a secret; the dashboard's counts; and the
-// same with --db :memory:, through the store's interface.
+// audit trail in the log and the database, without a secret; the dashboard's counts, also those
+// of --workers 2 added up; and the same with --db :memory:, through the store's interface.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startServer, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
+import { RUNTIME, startServer, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
 import { seedPlayers } from '../helpers/players.ts';
 import { storedRows, testDb } from '../helpers/test-db.ts';
 import { VERSION } from '../../src/version.ts';
@@ -298,6 +298,28 @@ describe('with --db :memory:', () => {
       assert.equal(assertOk(await call(s, 'GET', 'dashboard', boss)).locked, 1);
       const byId = assertOk(await call(s, 'GET', `players?by=uuid&q=${found[1].id.slice(0, 6)}`, boss)).players;
       assert.ok(byId.some((p: { id: string }) => p.id === found[1].id));
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('with --workers 2', { skip: RUNTIME === 'deno' ? 'Deno has no node:cluster' : false }, () => {
+  test("the dashboard's login counts are every worker's, added in the database", async () => {
+    const workersDb = await testDb(tmp.dir, 'workers.db');
+    await seedPlayers(workersDb, ['Boss', 'Counted'], PW);
+    const s = await startServer(['--db', workersDb, '--account-page', '--admins', 'Boss', '--workers', '2']);
+    try {
+      // Each call on a connection of its own: node:cluster deals them to the workers in turn.
+      for (let i = 0; i < 6; i++) assertOk(await s.post('/auth', { login: 'Counted', password: PW }));
+      for (let i = 0; i < 3; i++) assert.equal((await s.post('/auth', { login: 'Counted', password: 'wrong-password' })).status, 401);
+      const boss = await signIn(s, 'Boss');
+      let seen: { lastHour: { ok: number; failed: number } } | undefined;
+      const counted = await until(async () => {
+        seen = assertOk(await call(s, 'GET', 'dashboard', boss));
+        return seen!.lastHour.ok === 7 && seen!.lastHour.failed === 3;
+      }, 15_000);
+      assert.ok(counted, JSON.stringify(seen));
     } finally {
       await s.stop();
     }
