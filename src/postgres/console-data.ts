@@ -2,7 +2,7 @@
 // the store's is, reading the core's tables (never writing them) and keeping its own tables,
 // made if missing. Loaded only when the database is PostgreSQL.
 import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from '../console/data.ts';
-import { connectPostgres, firstAnswer } from './connect.ts';
+import { connectPostgres, firstAnswer, withCallDeadlines } from './connect.ts';
 import { maskDbUrl } from './url.ts';
 
 /** Connections the admin page keeps: its calls are few, an admin's clicks. */
@@ -41,7 +41,8 @@ export async function openPostgresConsoleData(url: string, env: Record<string, s
     await sql.end({ timeout: 1 }).catch(() => {});
     throw err;
   }
-  return {
+  // Each call bounded as the store's are: an admin's click on a database that is away gets its 503 in time.
+  return withCallDeadlines(sql, {
     where: maskDbUrl(url),
     findByName: async (prefix, after, limit) => {
       const { op, from } = pageStart(prefix, after);
@@ -74,5 +75,5 @@ export async function openPostgresConsoleData(url: string, env: Record<string, s
         (r): AuditEntry => ({ at: Number(r.at), admin: String(r.admin), action: String(r.action), playerId: String(r.player_id), playerName: String(r.player_name), detail: String(r.detail) }),
       ),
     close: () => sql.end({ timeout: 1 }),
-  };
+  } satisfies ConsoleData, ['close']);
 }
