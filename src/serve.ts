@@ -14,6 +14,9 @@ import { createInvites } from './invites/invites.ts';
 import { loadSigningKey, type SigningKey } from './yggdrasil/keys.ts';
 import { yggdrasilArea } from './yggdrasil/routes.ts';
 import { accountArea } from './account/api.ts';
+import { consoleArea } from './console/api.ts';
+import { openConsoleData, type ConsoleData } from './console/data.ts';
+import { countLogins } from './console/logins.ts';
 import { textureArea } from './textures/downloads.ts';
 import { normalizeBasePath } from './http/router.ts';
 import { createService } from './service/service.ts';
@@ -159,6 +162,9 @@ export function startupWarnings(config: ServeConfig, facts: StartFacts): string[
   if (config.registration !== 'off' && !config.accountPage) {
     warnings.push(`--registration ${config.registration} has no effect without --account-page: no one can sign up, as the page and its API are off; set --account-page too`);
   }
+  if (config.admins !== '' && !config.accountPage) {
+    warnings.push(`--admins has no effect without --account-page: the admin page signs admins in through the account page's API; set --account-page too`);
+  }
   if (config.db !== MEMORY_DB && !isPostgresUrl(config.db)) {
     const db = config.db;
     const open = [db, `${db}-wal`, `${db}-shm`].map(openToOthers).filter((f) => f !== undefined);
@@ -275,14 +281,31 @@ function areas(
   service: Service,
   store: Store,
   config: ServeConfig,
-  { render, loginLimit, limits, key }: { render?: () => Promise<string>; loginLimit?: LoginLimit; limits?: WindowLimits; key?: SigningKey },
+  { render, loginLimit, limits, key, admins }: { render?: () => Promise<string>; loginLimit?: LoginLimit; limits?: WindowLimits; key?: SigningKey; admins?: { data: ConsoleData; log: Logger } },
 ): Area[] {
   const uploads = { hostsTextures: config.publicUrl !== '', hdTextures: config.hdTextures };
   const basePath = normalizeBasePath(config.basePath);
+  const invites = createInvites(store);
+  const admin = config.adminToken === '' ? undefined : adminArea(service, { token: config.adminToken, uploads, publicUrl: config.publicUrl, basePath, invites });
+  // The admin page shares /admin/ with the admin API: first in the list, it lets its page in
+  // without the admin token and leaves every other path there to the admin API's own check.
+  const page = admins
+    ? consoleArea(service, {
+        admins: config.admins.split(','),
+        page: { basePath, serverName: config.serverName },
+        publicUrl: config.publicUrl,
+        store,
+        invites,
+        ...admins,
+        startedAt: Date.now(),
+        adminApiAdmit: admin?.admit,
+      })
+    : undefined;
   return [
     textureArea(service),
     ...(render ? [metricsArea(render)] : []),
-    ...(config.adminToken === '' ? [] : [adminArea(service, { token: config.adminToken, uploads, publicUrl: config.publicUrl, basePath, invites: createInvites(store) })]),
+    ...(page ? [page] : []),
+    ...(admin ? [admin] : []),
     ...(config.accountPage
       ? [
           accountArea(service, {
@@ -294,6 +317,7 @@ function areas(
             limits,
             loginLimit,
             uploads,
+            admins: page ? config.admins.split(',') : [],
           }),
         ]
       : []),
@@ -345,18 +369,22 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     trusted: trustedPeer(config),
     graceMs: OVER_CAP_GRACE_MS,
   });
+  // The admin page (--admins, on the account page) and the login counts of its dashboard.
+  const consoleData = config.accountPage && config.admins !== '' ? await openConsoleData(config.db, store, process.env) : undefined;
+  const logins = consoleData && countLogins(consoleData, (err) => log.error('admin page: login counts not written', {}, err));
   const app = createApp(service, {
     basePath,
     apiKey: config.apiKey,
     loginLimit,
     relays,
     proxies,
-    areas: areas(service, store, config, { render: metrics?.render, loginLimit, limits, key }),
+    areas: areas(service, store, config, { render: metrics?.render, loginLimit, limits, key, admins: consoleData && { data: consoleData, log } }),
     logError: (message, err) => log.error(message, {}, err),
     onAnswered:
-      metrics || logRequests
+      metrics || logRequests || logins
         ? (r) => {
             metrics?.observe(r);
+            logins?.observe(r);
             const { method, path, status, outcome, player, client, reason } = r;
             if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, reason, player, client });
           }
@@ -441,6 +469,8 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       clearTimeout(timer);
       // Also cuts connections that never finished sending their headers (no request yet).
       if (late) server.closeAllConnections();
+      await logins?.stop();
+      await consoleData?.close();
       await store.close();
       return cut;
     },

@@ -23,6 +23,7 @@ const PARTS = [
   'src/textures/',
   'src/admin/',
   'src/account/',
+  'src/console/',
   'src/invites/',
   'src/yggdrasil/',
   'src/ops/',

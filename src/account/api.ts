@@ -38,6 +38,8 @@ export interface AccountOptions {
   loginLimit?: LoginLimit;
   /** Hosted textures have a public address (--public-url; uploads are refused without one), and --hd-textures. */
   uploads: UploadSettings;
+  /** The admins of the admin page (--admins, when it is on): their own view says `admin: true`, and the page links to it. */
+  admins?: string[];
 }
 
 /**
@@ -47,9 +49,10 @@ export interface AccountOptions {
  */
 const freeRefusal = (err: unknown): boolean => err instanceof ServiceError && (err.kind === 'invalid' || err.kind === 'busy');
 
-/** The player's own view of themselves: the admin view without the lock (a locked player cannot sign in). */
-function me(service: Service, u: User) {
+/** The player's own view of themselves: the admin view without the lock (a locked player cannot sign in); `admin` for an admin of the admin page. */
+function me(service: Service, u: User, admins: Set<string>) {
   return {
+    ...(admins.has(u.name.toLowerCase()) ? { admin: true } : {}),
     name: u.name,
     uuid: u.id,
     isAlex: u.isAlex,
@@ -58,6 +61,14 @@ function me(service: Service, u: User) {
     createdAt: isoTime(u.createdAt),
     lastLoginAt: isoTime(u.lastLoginAt),
   };
+}
+
+/** The player whose live access token the request carries (as Bearer), and the token; 401 otherwise. */
+export async function signedInPlayer(service: Service, req: IncomingMessage): Promise<{ user: User; token: string }> {
+  const token = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+  const user = token === undefined ? undefined : await service.userByToken(token);
+  if (!user) throw new HttpError(401, 'Sign in again', { 'www-authenticate': 'Bearer' });
+  return { user, token: token! };
 }
 
 /** Names the player in the request's log line, as /auth does: only a valid name (not a password typed in the wrong field). */
@@ -70,6 +81,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
   // In memory, per process, unless the server shares them (src/serve.ts: with --workers the
   // primary counts for all the workers; on PostgreSQL the database counts for every node).
   const limits: WindowLimits = options.limits ?? ((_name, limit, windowMs) => createWindowLimit(limit, windowMs));
+  const admins = new Set((options.admins ?? []).map((n) => n.toLowerCase()));
   const perAddress = limits('registrations by address', options.registrationsPerAddress, REGISTRATION_WINDOW_MS);
   const inAll = limits('registrations in all', options.registrationsPerHour, REGISTRATION_WINDOW_MS);
 
@@ -92,13 +104,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
     throw new HttpError(429, `Too many registrations this hour${ask} in ${waitAll} s`, { 'retry-after': String(waitAll) });
   };
 
-  /** The player whose live access token the request carries, and the token; 401 otherwise. */
-  const signedIn = async (req: IncomingMessage): Promise<{ user: User; token: string }> => {
-    const token = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
-    const user = token === undefined ? undefined : await service.userByToken(token);
-    if (!user) throw new HttpError(401, 'Sign in again', { 'www-authenticate': 'Bearer' });
-    return { user, token: token! };
-  };
+  const signedIn = (req: IncomingMessage): Promise<{ user: User; token: string }> => signedInPlayer(service, req);
 
   /** A handler for a signed-in player, answering with the player as `work` leaves them. */
   const mine =
@@ -106,7 +112,7 @@ export function accountArea(service: Service, options: AccountOptions): Area {
     async (req, res) => {
       const { user, token } = await signedIn(req);
       notePlayer(res, user.name);
-      sendResult(res, me(service, await work(req, user, token)));
+      sendResult(res, me(service, await work(req, user, token), admins));
     };
 
   const upload = (kind: 'skin' | 'cape'): Handler => mine(async (req, user) => setHostedTexture(service, user.id, await readUpload(req, kind, options.uploads)));

@@ -16,7 +16,7 @@ export interface AccountSettings {
 /** Longest --server-name, in code points: a name, not a sentence; it stays on a line or two of a phone's heading and fits a tab. */
 export const MAX_SERVER_NAME_CHARS = 64;
 
-const STYLE = `
+export const STYLE = `
 :root { color-scheme: light dark; --bg: #f5f6f8; --card: #fff; --text: #1c2128; --muted: #59636e; --line: #c9d1d9;
   --accent: #0b5cd5; --on-accent: #fff; --danger: #c4212c; --ok: #1a7f37; --focus: #0b5cd5; --check: #e4e7eb; }
 @media (prefers-color-scheme: dark) {
@@ -38,6 +38,7 @@ label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 input[type=text], input[type=password] { display: block; width: 100%; font: inherit; padding: .5rem .625rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: inherit; }
 input[aria-invalid=true] { border-color: var(--danger); }
 input[type=file] { display: block; font: inherit; font-size: .9375rem; max-width: 100%; }
+a { color: var(--accent); font-weight: 600; }
 .hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; }
 button { font: inherit; font-weight: 600; padding: .5rem 1rem; min-height: 2.5rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); cursor: pointer; }
 button.quiet { background: transparent; color: var(--accent); }
@@ -237,6 +238,7 @@ const SCRIPT = String.raw`
     saved.skin = saved.cape = chosen.skin = chosen.cape = null;
     // Nothing of the player is left behind in the hidden view (a shared computer).
     for (const id of ['me-heading', 'me-uuid', 'me-created', 'me-last', 'looks-note']) $(id).textContent = '';
+    $('admin-link').hidden = true;
     $('password-user').value = '';
     drawPreview();
     for (const form of ['skin', 'cape', 'password', 'sessions']) {
@@ -288,6 +290,7 @@ const SCRIPT = String.raw`
     $('password-user').value = me.name;
     showTime('me-created', me.createdAt);
     showTime('me-last', me.lastLoginAt);
+    $('admin-link').hidden = me.admin !== true;
     if (!chosen.skin) $(me.isAlex ? 'skin-slim' : 'skin-classic').checked = true;
     const elsewhere = [me.skinUrl !== null && !saved.skin ? S.skinElsewhere : '', me.capeUrl !== null && !saved.cape ? S.capeElsewhere : ''];
     $('looks-note').textContent = elsewhere.filter(Boolean).join(' ');
@@ -508,29 +511,33 @@ const SCRIPT = String.raw`
 const hashSource = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /**
- * Nothing but the page's own script and style runs or applies; it may call its own origin only,
+ * The headers of a page whose one script and one style are `script` and `style` (the account
+ * page's, the admin page's). Nothing but those runs or applies; it may call its own origin only,
  * show images only from data and blob URLs (the previews), post no form anywhere, and sit in no
  * frame (clickjacking).
  */
-const CSP = [
-  `default-src 'none'`,
-  `script-src ${hashSource(SCRIPT)}`,
-  `style-src ${hashSource(STYLE)}`,
-  `img-src data: blob:`,
-  `connect-src 'self'`,
-  `form-action 'none'`,
-  `frame-ancestors 'none'`,
-  `base-uri 'none'`,
-].join('; ');
+export function pageHeaders(script: string, style: string): Record<string, string> {
+  const csp = [
+    `default-src 'none'`,
+    `script-src ${hashSource(script)}`,
+    `style-src ${hashSource(style)}`,
+    `img-src data: blob:`,
+    `connect-src 'self'`,
+    `form-action 'none'`,
+    `frame-ancestors 'none'`,
+    `base-uri 'none'`,
+  ].join('; ');
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': csp,
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  };
+}
 
-const HEADERS: Record<string, string> = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': CSP,
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-  'cache-control': 'no-store',
-};
+const HEADERS = pageHeaders(SCRIPT, STYLE);
 
 /** Text made safe for an HTML text node or a quoted attribute value. */
 export function escapeHtml(text: string): string {
@@ -542,13 +549,15 @@ const SCRIPT_KEYS = [...new Set(Array.from(SCRIPT.matchAll(/\bS\.(\w+)/g), (m) =
 
 type Key = keyof typeof STRINGS;
 
-function field(id: string, label: string, input: string, hint = ''): string {
+/** A labelled input, with its hint when there is one. */
+export function field(id: string, label: string, input: string, hint = ''): string {
   const described = hint === '' ? '' : ` aria-describedby="${id}-hint"`;
   const hintLine = hint === '' ? '' : `\n<p class="hint" id="${id}-hint">${hint}</p>`;
   return `<label for="${id}">${label}</label>\n<input id="${id}"${described} ${input}>${hintLine}`;
 }
 
-const message = (form: string): string => `<p class="msg" id="${form}-msg" role="status" aria-live="polite"></p>`;
+/** Where a form says how its action went. */
+export const message = (form: string): string => `<p class="msg" id="${form}-msg" role="status" aria-live="polite"></p>`;
 
 export function renderPage(settings: AccountSettings): { html: string; headers: Record<string, string> } {
   const t = (key: Key): string => escapeHtml(STRINGS[key]);
@@ -629,6 +638,7 @@ ${message('reset')}
 <dt>${t('createdAt')}</dt><dd id="me-created"></dd>
 <dt>${t('lastLoginAt')}</dt><dd id="me-last"></dd>
 </dl>
+<p id="admin-link" hidden><a href="${escapeHtml(settings.basePath)}/admin/">${t('adminPage')}</a></p>
 </section>
 
 <section class="card" aria-labelledby="looks-heading">

@@ -33,6 +33,7 @@ export const STRINGS = {
   createdAt: 'Account created',
   lastLoginAt: 'Last sign-in',
   never: 'Never',
+  adminPage: 'Open the admin page',
 
   looksHeading: 'Skin and cape',
   skinPreview: 'Front view of the skin',

@@ -28,6 +28,9 @@ export interface AdminOptions {
   invites: Invites;
 }
 
+/** An invite as the admin API and the admin page answer with it: its id, never its code. */
+export const inviteJson = (i: InviteView) => ({ id: i.id, usesLeft: i.usesLeft, createdAt: isoTime(i.createdAt), expiresAt: isoTime(i.expiresAt) });
+
 /** The player named in the path, by name or UUID. */
 function who(params: Params): string {
   try {
@@ -81,7 +84,6 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
     };
 
   const upload = (kind: 'skin' | 'cape'): Handler => answer(async (req, params) => setHostedTexture(service, who(params), await readUpload(req, kind, options.uploads)));
-  const invite = (i: InviteView) => ({ id: i.id, usesLeft: i.usesLeft, createdAt: isoTime(i.createdAt), expiresAt: isoTime(i.expiresAt) });
   const link = (kind: 'invite' | 'reset', code: string): string | null => accountLink(options.publicUrl, options.basePath, kind, code) ?? null;
 
   return {
@@ -162,9 +164,9 @@ function adminRoutes(service: Service, options: AdminOptions): Routes {
       POST: async (req, res) => {
         const body = await jsonBody(req, ['uses', 'expiresIn']);
         const made = await options.invites.create(optional<number>(body, 'uses', 'number'), optional<number>(body, 'expiresIn', 'number'));
-        sendResult(res, { ...invite(made), code: made.code, link: link('invite', made.code) });
+        sendResult(res, { ...inviteJson(made), code: made.code, link: link('invite', made.code) });
       },
-      GET: async (_req, res) => sendResult(res, { invites: (await options.invites.list()).map(invite) }),
+      GET: async (_req, res) => sendResult(res, { invites: (await options.invites.list()).map(inviteJson) }),
     },
     '/admin/invites/:id': {
       // By its id only: a code in the path would reach the request log.

@@ -1,7 +1,7 @@
 // The server's options: each with its flag, environment variable, default and check.
 import { createForeignHashes } from '../import/plug.ts';
 import { quote } from '../service/errors.ts';
-import { FAILED_LOGIN_FLOOR_MS, MAX_PASSWORD_BYTES, MAX_TTL_SECONDS } from '../limits.ts';
+import { FAILED_LOGIN_FLOOR_MS, MAX_PASSWORD_BYTES, MAX_TTL_SECONDS, NAME_PATTERN } from '../limits.ts';
 import {
   DEFAULT_DB,
   DEFAULT_HOST,
@@ -79,6 +79,8 @@ export interface ServeConfig {
   relay: string;
   /** Serves the account page and its API under {base}/account. */
   accountPage: boolean;
+  /** Players (names, comma-separated, any case) who may use the admin page at {base}/admin/ (with --account-page); '' none. */
+  admins: string;
   /** The server's name in the account page's title and heading; '' none. */
   serverName: string;
   /** Who may create an account on the page: no one, holders of an invite code, anyone. */
@@ -147,6 +149,12 @@ const addresses = (t: string): string | { refused: string } => {
   } catch (err) {
     return { refused: `must be IP addresses or CIDR ranges, comma-separated: ${(err as Error).message}` };
   }
+};
+
+/** Player names, comma-separated (spaces around them dropped), or '' for none. */
+const playerNames = (t: string): string | { refused: string } => {
+  const names = t.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  return names.every((n) => NAME_PATTERN.test(n)) ? names.join(',') : { refused: 'must be player names (3 to 16 letters, digits or _), comma-separated' };
 };
 
 const oneOf =
@@ -292,6 +300,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     parse: addresses,
   },
   { key: 'accountPage', flag: 'account-page', arg: '', fallback: 'false', help: 'serves the account page, GET {base}/account, and its API under {base}/account/ (no API key needed there)', ...flag },
+  {
+    key: 'admins',
+    flag: 'admins',
+    arg: 'NAMES',
+    fallback: '',
+    help: 'players (names, comma-separated, any case) who sign in to the admin page, GET {base}/admin/, with their own password; needs --account-page',
+    parse: playerNames,
+  },
   {
     key: 'yggdrasil',
     flag: 'yggdrasil',

@@ -131,12 +131,24 @@ function boundedCount(pool: Pool, count: Store['updateLoginFailures']): Store['u
   };
 }
 
+/** Every function of `calls` bounded (those named in `unbounded` only answered 503 when the database is away); other fields as they are. */
+function boundEach<T extends object>(pool: Pool, calls: T, unbounded: Set<string>): T {
+  const entries = Object.entries(calls) as [string, unknown][];
+  const bound = (name: string, call: unknown): unknown =>
+    typeof call === 'function' ? bounded(pool, call as (...args: unknown[]) => unknown, unbounded.has(name) ? Infinity : CALL_DEADLINE_MS) : call;
+  return Object.fromEntries(entries.map(([name, call]) => [name, bound(name, call)])) as T;
+}
+
 /** The store with every call bounded but UNBOUNDED's. */
 function withDeadlines(store: Store, pool: Pool): Store {
-  const calls = Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][];
-  const bounds = Object.fromEntries(calls.map(([name, call]) => [name, bounded(pool, call, UNBOUNDED.has(name) ? Infinity : CALL_DEADLINE_MS)])) as unknown as Store;
-  return { ...bounds, updateLoginFailures: boundedCount(pool, store.updateLoginFailures) };
+  return { ...boundEach(pool, store, UNBOUNDED), updateLoginFailures: boundedCount(pool, store.updateLoginFailures) };
 }
+
+/**
+ * Calls of another part over a pool of connectPostgres's (the admin page's data) held to the
+ * store's deadline, and answered 503 when the database is away, as the store's are.
+ */
+export const withCallDeadlines = <T extends object>(sql: Sql, calls: T, unbounded: string[] = []): T => boundEach(pools.get(sql)!, calls, new Set(unbounded));
 
 /** A driver instance behind replaceablePool's proxy, and what its replacing needs. */
 interface Pool {

@@ -63,6 +63,7 @@ const EVERY_KEY: ServeConfig = {
   trustProxy: '10.0.0.0/8,2001:db8::/32',
   relay: '192.0.2.7',
   accountPage: true,
+  admins: 'Boss,Helper',
   serverName: 'Craftland',
   registration: 'invite',
   registrationUuid: 'offline',

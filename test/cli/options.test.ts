@@ -38,6 +38,7 @@ test('defaults: loopback, 8080, extended, 30 s joins, 30 day tokens, 100 names, 
     trustProxy: '',
     relay: '127.0.0.1,::1',
     accountPage: false,
+    admins: '',
     serverName: '',
     registration: 'off',
     registrationUuid: 'random',
@@ -160,5 +161,14 @@ test('a switch in the environment takes 1/0, true/false, yes/no and on/off, in a
   for (const word of ['0', 'false', 'no', 'OFF']) assert.equal(resolveServeConfig({}, { MCAUTH_TRUST_PROXY: word }).trustProxy, '', word);
   for (const word of ['y', 'enabled', '2', ' yes']) {
     assert.throws(() => resolveServeConfig({}, { MCAUTH_METRICS: word }), { message: /^MCAUTH_METRICS must be true or false \(or 1\/0, yes\/no, on\/off\)/ }, word);
+  }
+});
+
+test('--admins takes player names, comma-separated, spaces dropped; anything else is refused', () => {
+  assert.equal(resolveServeConfig({ admins: ' Boss , helper_2,' }, {}).admins, 'Boss,helper_2');
+  assert.equal(resolveServeConfig({}, { MCAUTH_ADMINS: 'Boss' }).admins, 'Boss');
+  assert.equal(resolveServeConfig({}, {}).admins, '');
+  for (const bad of ['Bo', 'Boss,no spaces', 'Boss;Other', 'x'.repeat(17)]) {
+    assert.throws(() => resolveServeConfig({ admins: bad }, {}), { message: /--admins must be player names \(3 to 16 letters, digits or _\), comma-separated/ }, bad);
   }
 });
