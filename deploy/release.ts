@@ -71,6 +71,10 @@ export function buildRelease(dir = join(ROOT, 'release')): Release {
         mainFormat: 'module',
         output: executable,
         disableExperimentalSEAWarning: true,
+        // No useCodeCache: it would start the executable 6 ms sooner (38 ms instead of 44 for
+        // --version), but V8's cache differs from build to build, and without it the same
+        // source and pinned Node make the same bytes, so anyone can check SHA256SUMS by building
+        // the release again. (useSnapshot cannot take an ES module.)
         // The bundle once more, for the hash worker threads to start (src/sea.ts).
         assets: { [BUNDLE_ASSET]: script },
       }),
