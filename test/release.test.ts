@@ -3,7 +3,8 @@
 // blocks call): SHA256SUMS checks with `sha256sum -c` (and fails on a changed file); the README's
 // quick start runs as written on it; --version and --help say what the .js says on Node; every
 // command works (user, invite, import with a bcrypt hash checked at login in a hash worker
-// thread, backup; db copy with PostgreSQL); `serve --workers 2` answers from two processes of the executable;
+// thread, backup; db copy with PostgreSQL); `serve --workers 2` answers from two processes of the
+// executable, and a SIGHUP after an `install` over it replaces them;
 // it takes systemd's socket (LISTEN_FDS) with its workers; and it reaches PostgreSQL through the
 // driver installed beside it, and says where to install the driver when it is not.
 import assert from 'node:assert/strict';
@@ -124,19 +125,35 @@ describe('npm run release', () => {
     }
   });
 
-  test('serve --workers 2 answers from two processes of the executable', async () => {
+  test('serve --workers 2 answers from two processes of the executable, and a SIGHUP replaces them with the executable installed over it', async () => {
     const dir = join(tmp.dir, 'workers');
     mkdirSync(dir);
-    const server = await spawnListening([exe, 'serve', '--port', '0', '--db', join(dir, 'mcauth.db'), '--workers', '2', '--log-format', 'json'], { cwd: dir, env: ENV });
+    const installed = join(dir, 'mcauth');
+    copyFileSync(exe, installed);
+    const server = await spawnListening([installed, 'serve', '--port', '0', '--db', join(dir, 'mcauth.db'), '--workers', '2', '--log-format', 'json'], { cwd: dir, env: ENV });
+    /** The pids that answered the first `n` requests, once the log holds them. */
+    const answeredBy = (n: number): Promise<Set<number>> =>
+      server.waitFor(`${n} request lines`, (out) => {
+        const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg?: string; pid: number });
+        const answered = lines.filter((l) => l.msg === 'request').map((l) => l.pid);
+        return answered.length >= n ? new Set(answered.slice(0, n)) : undefined;
+      });
     try {
       assert.match(server.line, /2 workers/);
       for (let i = 0; i < 8; i++) assert.equal((await timedPost(server.port, '/profiles', ['Alice'])).status, 200);
-      const pids = await server.waitFor('8 request lines', (out) => {
-        const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg?: string; pid: number });
-        const answered = lines.filter((l) => l.msg === 'request').map((l) => l.pid);
-        return answered.length >= 8 ? new Set(answered) : undefined;
-      });
-      assert.equal(pids.size, 2, `answered by ${[...pids].join(', ')}`);
+      const first = await answeredBy(8);
+      assert.equal(first.size, 2, `answered by ${[...first].join(', ')}`);
+      // An upgrade: `install` replaces the running file (cp could not: "Text file busy"), then a reload.
+      const upgraded = await runProc(['install', '-m', '0755', exe, installed], { env: ENV });
+      assert.equal(upgraded.code, 0, upgraded.stderr);
+      server.child.kill('SIGHUP');
+      await server.waitFor('the reload', (out) => (/mcauth reloaded: the 2 workers serving/.test(out) ? true : undefined));
+      // Once the old workers have stopped: a connection made as the last one is told to stop can
+      // be dealt to it and go unanswered, on node as here (a fault of the reload, not the release's).
+      await server.waitFor('the old workers stopped', (out) => ((out.match(/mcauth stopped: every answered write/g) ?? []).length >= 2 ? true : undefined));
+      for (let i = 0; i < 8; i++) assert.equal((await timedPost(server.port, '/profiles', ['Alice'])).status, 200);
+      const all = await answeredBy(16);
+      assert.equal(all.size, 4, `new workers answer after the reload: ${[...all].join(', ')}`);
     } finally {
       assert.equal((await server.stop()).code, 0);
     }
