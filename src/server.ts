@@ -4,6 +4,7 @@
 // import/hashes/worker.ts): it serves hash jobs and never runs the program.
 import { isHashWorkerThread, serveHashJobs } from './import/hashes/worker.ts';
 import { recoverable, runtimeProblem } from './runtime.ts';
+import { programArgs } from './sea.ts';
 
 if (isHashWorkerThread()) serveHashJobs();
 else await runProgram();
@@ -26,7 +27,7 @@ async function runProgram(): Promise<void> {
   });
   const { main } = await import('./cli/main.ts');
   const { stdin, stdout, stderr, env } = process;
-  const code = await main(process.argv.slice(2), { stdin, stdout, stderr, env });
+  const code = await main(programArgs(), { stdin, stdout, stderr, env });
   if (code !== undefined) {
     process.exitCode = code;
     // A --workers worker that is done (it could not start): its channel to the primary would keep it alive.

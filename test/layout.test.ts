@@ -31,7 +31,7 @@ const PARTS = [
   'src/import/',
   'src/memory/',
   'src/postgres/',
-  'src/server.ts, src/serve.ts, src/connections.ts, src/runtime.ts, src/version.ts',
+  'src/server.ts, src/serve.ts, src/connections.ts, src/runtime.ts, src/version.ts, src/sea.ts',
 ];
 
 function files(dir: string): string[] {

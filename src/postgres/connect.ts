@@ -4,6 +4,7 @@
 // is answered: within a bound, as "temporarily unavailable", never as a hang or a crash.
 import { readFileSync } from 'node:fs';
 import { recoverable } from '../runtime.ts';
+import { executableDir, isSea, requireBesideExecutable } from '../sea.ts';
 import type { Options, Sql } from 'postgres';
 import { DB_UNAVAILABLE, ServiceError } from '../service/errors.ts';
 import type { Store } from '../store/store.ts';
@@ -37,15 +38,24 @@ const STUCK_MS = 5000;
 /** Connections a node keeps to the database; each process of --workers has its own pool. */
 const POOL_SIZE = 10;
 
-/** Loads postgres.js from where this program runs; missing, an error that says how to install it. */
-async function loadDriver(): Promise<(url: string, options: Options<Record<string, never>>) => Sql> {
+type Driver = (url: string, options: Options<Record<string, never>>) => Sql;
+
+/**
+ * Loads postgres.js from where this program runs: beside server.js, or in the single executable,
+ * whose own `import` reaches only the built-in modules, from node_modules/ in the executable's
+ * folder (its CommonJS build). Missing, an error that says how to install it.
+ */
+async function loadDriver(): Promise<Driver> {
+  const sea = isSea();
   try {
     // Left to run time by the build (--external:postgres): server.js holds no third-party code.
-    return ((await import('postgres')) as { default: (url: string, options: Options<Record<string, never>>) => Sql }).default;
+    if (sea) return requireBesideExecutable()('postgres') as Driver;
+    return ((await import('postgres')) as { default: Driver }).default;
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (module|package)|not found/i.test(String((err as Error).message))) {
-      throw new Error(`a PostgreSQL database needs the driver postgres.js, which is not installed; in the folder of server.js run: ${INSTALL_DRIVER}`);
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Cannot find (module|package)|not found/i.test(String((err as Error).message))) {
+      const where = sea ? `the executable's folder (${executableDir()})` : 'the folder of server.js';
+      throw new Error(`a PostgreSQL database needs the driver postgres.js, which is not installed; in ${where} run: ${INSTALL_DRIVER}`);
     }
     throw err;
   }

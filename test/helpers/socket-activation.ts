@@ -48,10 +48,14 @@ export function listenBacklog(port: number): number {
   return Number(backlog);
 }
 
-/** Starts the holder with `runs` servers of `server.js serve ...args` (or a copy at `script`) and resolves once the first listens. */
-export async function startActivated(args: string[], runs: number, script?: string): Promise<ActivatedServer> {
-  const child = spawn(process.execPath, [HOLDER, String(runs), ...serverCommand(script), 'serve', '--log-format', 'json', ...args], {
-    env: childEnv(),
+/**
+ * Starts the holder with `runs` servers of `server.js serve ...args` (or a copy at `script`, or
+ * `command` instead of the runtime and server.js: the release's executable) and resolves once the
+ * first listens. `env`: added to the holder's, which the servers inherit.
+ */
+export async function startActivated(args: string[], runs: number, script?: string, { command = serverCommand(script), env = {} }: { command?: string[]; env?: Record<string, string> } = {}): Promise<ActivatedServer> {
+  const child = spawn(process.execPath, [HOLDER, String(runs), ...command, 'serve', '--log-format', 'json', ...args], {
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,12 +1,14 @@
 // Hash workers: threads that verify the foreign hashes written in JavaScript (bcrypt, phpass), so
 // that a login's hundreds of milliseconds of Blowfish never stop the event loop. The server ships
 // as one bundled file that Deno runs too, so a worker starts the very file that holds this code
-// (import.meta.url: dist/server.js when bundled, this file under tsx) with a flag in workerData;
+// (import.meta.url: dist/server.js when bundled, this file under tsx; in the single executable,
+// the bundle it carries, see src/sea.ts) with a flag in workerData;
 // that file serves jobs instead of running the program (src/server.ts asks isHashWorkerThread).
 // The caller (the service's hash pool) bounds how many jobs are under way; this only runs them.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { verifyBcrypt } from './bcrypt.ts';
 import { verifyPhpass } from './phpass.ts';
+import { bundleUrl } from '../../sea.ts';
 
 export type WorkerHashKind = 'bcrypt' | 'phpass';
 
@@ -72,7 +74,7 @@ interface Slot {
  * it never keeps the process alive; a worker with a job is ref'd until it answers. A worker that
  * dies fails its job with an Error and is replaced by the next job. `entry` is for tests.
  */
-export function startHashWorkers(maxWorkers: number, entry: URL = new URL(import.meta.url)): HashWorkers {
+export function startHashWorkers(maxWorkers: number, entry: URL = bundleUrl() ?? new URL(import.meta.url)): HashWorkers {
   const slots = new Set<Slot>();
   const queue: Pending[] = [];
   let nextId = 0;
