@@ -137,6 +137,9 @@ export function accountArea(service: Service, options: AccountOptions): Area {
           const name = stringField(body, 'name');
           const password = stringField(body, 'password');
           noteName(res, name);
+          // An admin's name is kept for the player the owner makes with it (`user add`): whoever
+          // registered it first would sign in to the admin page.
+          if (admins.has(name.toLowerCase())) throw new HttpError(403, 'This name is kept for an admin of this server; choose another');
           // By invite, a missing code is as good as a wrong one; open sign-up ignores one, but past
           // the hourly limit of all it takes one.
           const code = Object.hasOwn(body, 'invite') ? stringField(body, 'invite') : '';

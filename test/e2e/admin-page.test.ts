@@ -134,7 +134,12 @@ describe('who may call the API', () => {
     // The account page's own view says so (its page then links to the admin page); a plain player's does not.
     assert.equal(assertOk(await on.request('/account/me', { headers: { authorization: `Bearer ${boss}` } })).admin, true);
     const plain = assertOk(await on.request('/account/me', { headers: { authorization: `Bearer ${await signIn(on, 'Plain')}` } }));
-    assert.equal(Object.hasOwn(plain, 'admin'), false);
+    assert.equal(Object.hasOwn(plain, 'admin'), false);    // An admin's name is kept: no one signs up with it (the owner makes that player with `user add`),
+    // though the invite is good (without the rule, Helper would be made, and be an admin).
+    const code = assertOk(await on.request('/admin/invites', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{}' })).code;
+    for (const name of ['Helper', 'hELPER']) {
+      assertFail(await on.post('/account/register', { name, password: 'helper-Pass-123', invite: code }), 403, 'This name is kept for an admin of this server; choose another');
+    }
   });
 
   test('a change from another site is refused (403) before anything else; a same-origin one is not', async () => {
