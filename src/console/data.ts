@@ -64,6 +64,9 @@ export interface ConsoleData {
 /** Longest search text: a name is 16 characters, a dashed UUID 36. */
 export const MAX_SEARCH_CHARS = 36;
 
+/** The tables the admin page keeps beside the core's (its audit trail, its login counts): `db copy` leaves them, neither copied nor taken for another program's. */
+export const CONSOLE_TABLES = ['console_audit', 'console_logins'];
+
 /** How long login counts are kept: the dashboard shows the last day. */
 export const KEEP_LOGIN_MINUTES_MS = 2 * 24 * 60 * 60 * 1000;
 

@@ -8,6 +8,7 @@ import type { ISql, TransactionSql } from 'postgres';
 import { BUSY_TIMEOUT_MS } from '../limits.ts';
 import { MIGRATIONS as SQLITE_MIGRATIONS, SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from '../store/schema.ts';
 import { openSqliteStore } from '../store/sqlite.ts';
+import { CONSOLE_TABLES } from '../console/data.ts';
 import { connectPostgres, firstAnswer } from './connect.ts';
 import { migrate, MIGRATIONS as POSTGRES_MIGRATIONS, SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from './schema.ts';
 import { dbLabel, isPostgresUrl } from './url.ts';
@@ -188,8 +189,8 @@ async function openPostgresSource(url: string, env: Record<string, string | unde
   };
 }
 
-/** The tables a schema's migrations create: mcauth's own, in any version. */
-const tablesOf = (migrations: string[]): Set<string> => new Set(migrations.flatMap((sql) => [...sql.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]!)));
+/** The tables a schema's migrations create, and the admin page's: mcauth's own, in any version. */
+const tablesOf = (migrations: string[]): Set<string> => new Set([...migrations.flatMap((sql) => [...sql.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]!)), ...CONSOLE_TABLES]);
 
 /**
  * Refuses a target that holds a table mcauth does not make, before anything is written to it:

@@ -16,6 +16,7 @@ import { call } from '../helpers/call.ts';
 import { addPlayers } from '../helpers/players.ts';
 import { TABLES as COPIED } from '../../src/postgres/copy.ts';
 import { encodePng, textureName } from '../helpers/png.ts';
+import { CONSOLE_TABLES } from '../../src/console/data.ts';
 
 const ADMIN = 'copy-admin-token-0123456';
 const PW = 'player-Pass-5Rt8';
@@ -248,6 +249,23 @@ describe('db copy between SQLite and PostgreSQL', { skip: postgresMissing }, () 
       assert.match(toDatabase.stderr, /the target holds tables that are not mcauth's \(orders\): it is another program's database, and nothing was written to it/, toDatabase.stderr);
       assert.equal(await databaseTables(), 'orders,users', 'no table of mcauth was made in the database');
     }
+  });
+
+  // Rule: the admin page's own tables (an audit trail, login counts) are mcauth's: a database a
+  // server with --admins ran on is no other program's, and can be copied over with --replace.
+  test("a target holding the admin page's tables is mcauth's: --replace copies over it", async () => {
+    const served = pathJoin(tmp.dir, 'served-with-admins.db');
+    assert.equal((await cli(['db', 'copy', '--from', cluster.url(main), '--to', served])).code, 0);
+    const db = new DatabaseSync(served);
+    db.exec(CONSOLE_TABLES.map((table) => `CREATE TABLE ${table} (x INTEGER)`).join('; '));
+    db.close();
+    const again = await cli(['db', 'copy', '--from', cluster.url(main), '--to', served, '--replace']);
+    assert.equal(again.code, 0, again.stderr);
+    const target = await cluster.newDatabase('served_with_admins');
+    assert.equal((await cli(['db', 'copy', '--from', file, '--to', cluster.url(target)])).code, 0);
+    await cluster.psql(CONSOLE_TABLES.map((table) => `CREATE TABLE ${table} (x integer)`).join('; '), target);
+    const toDatabase = await cli(['db', 'copy', '--from', file, '--to', cluster.url(target), '--replace']);
+    assert.equal(toDatabase.code, 0, toDatabase.stderr);
   });
 
   test('a copy that fails says why, the password masked, and leaves no new file behind', async () => {
