@@ -104,7 +104,14 @@ export function consoleArea(service: Service, options: ConsoleOptions): Area {
   /** One action in the log and the audit trail: who did what to whom, never a secret. */
   const record = async (admin: User, action: string, player: { id: string; name: string } | undefined, detail = ''): Promise<void> => {
     log.info('admin action', { admin: admin.name, action, player: player?.name, uuid: player?.id, detail: detail === '' ? undefined : detail });
-    await data.audit({ at: Date.now(), admin: admin.name, action, playerId: player?.id ?? '', playerName: player?.name ?? '', detail });
+    // The action is done: a trail that cannot be written now (a busy or absent database) is said in
+    // the log, whose line above holds the action, and the admin still gets the answer (a reset
+    // link or an invite's code is shown this once).
+    try {
+      await data.audit({ at: Date.now(), admin: admin.name, action, playerId: player?.id ?? '', playerName: player?.name ?? '', detail });
+    } catch (err) {
+      log.error('admin action: the audit trail could not be written', { err });
+    }
   };
 
   const view = (u: User) => ({
