@@ -112,6 +112,7 @@ describe('the admin page\'s API in process', () => {
       ['POST', `/account/admin/players/${uuid}/reset-link`],
       ['GET', '/account/admin/invites'],
       ['POST', '/account/admin/invites', {}],
+      ['DELETE', `/account/admin/invites/${'0'.repeat(12)}`],
     ];
     for (const [method, path, body] of routes) {
       assert.equal((await call(method, path, plain, body)).status, 403, `${method} ${path} as a plain player`);
