@@ -176,8 +176,9 @@ export function consoleArea(service: Service, options: ConsoleOptions): Area {
         const q = knownQuery(req, ['by', 'q', 'after']);
         const by = q.get('by') ?? 'name';
         const key = searchKey(by, q.get('q') ?? '');
-        const after = q.get('after') ?? '';
-        const found = by === 'name' ? await data.findByName(key, after.toLowerCase(), SEARCH_PAGE) : await data.findById(key, after, SEARCH_PAGE);
+        // The key a page gave as `next`, held to the same form as the search's own.
+        const after = searchKey(by, q.get('after') ?? '');
+        const found = by === 'name' ? await data.findByName(key, after, SEARCH_PAGE) : await data.findById(key, after, SEARCH_PAGE);
         const last = found.at(-1);
         return { players: found, next: found.length === SEARCH_PAGE && last ? (by === 'name' ? last.name.toLowerCase() : last.id) : null };
       }),

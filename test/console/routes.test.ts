@@ -69,6 +69,8 @@ describe('the admin page\'s API in process', () => {
     const byId = await ok('GET', `/account/admin/players?by=uuid&q=${uuid.replaceAll('-', '').slice(0, 12)}`, boss);
     assert.deepEqual(byId.players.map((p: { uuid?: string; id?: string }) => p.uuid ?? p.id), [uuid]);
     assert.equal((await call('GET', '/account/admin/players?by=uuid&q=xyz', boss)).status, 400);
+    assert.equal((await call('GET', '/account/admin/players?by=name&q=t&after=no%20spaces', boss)).status, 400, 'a next key not of the search\'s form');
+    assert.equal((await call('GET', `/account/admin/players?by=uuid&q=&after=${'z'.repeat(40)}`, boss)).status, 400);
 
     await ok('POST', `/account/admin/players/${uuid}/lock`, boss, { reason: 'Griefing' });
     assert.equal((await call('POST', '/account/login', '', { name: 'Target_1', password: PASSWORD })).status, 403, 'locked');
