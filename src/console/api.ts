@@ -48,7 +48,7 @@ export interface ConsoleOptions {
  * Sec-Fetch-Site is not same-origin. The token travels in a header no other site can make a
  * browser send, so this is defence in depth against a page that has the token by other means.
  */
-export function refuseCrossSite(req: IncomingMessage): void {
+export function refuseCrossSite(req: IncomingMessage, publicUrl = ''): void {
   if (req.method === 'GET' || req.method === 'HEAD') return;
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') throw new HttpError(403, 'Changes are taken from this page only');
@@ -60,8 +60,10 @@ export function refuseCrossSite(req: IncomingMessage): void {
   } catch {
     host = undefined;
   }
-  // Host, as the browser sent it; behind a proxy that rewrites it, X-Forwarded-Host is not trusted here.
-  if (host === undefined || host !== req.headers.host) throw new HttpError(403, 'Changes are taken from this page only');
+  // Host, as the browser sent it, or --public-url's (a proxy may send Host without a port the
+  // browser used); X-Forwarded-Host is not trusted here.
+  const own = host !== undefined && (host === req.headers.host || (publicUrl !== '' && host === new URL(publicUrl).host));
+  if (!own) throw new HttpError(403, 'Changes are taken from this page only');
 }
 
 /** The search text as the index holds it: a lower-case name prefix, or a dashed UUID prefix. */
@@ -96,7 +98,7 @@ export function consoleArea(service: Service, options: ConsoleOptions): Area {
   const asAdmin =
     (work: (req: IncomingMessage, res: ServerResponse, admin: User, params: Params) => Promise<unknown>): Handler =>
     async (req, res, params) => {
-      refuseCrossSite(req);
+      refuseCrossSite(req, options.publicUrl);
       const admin = await signedInAdmin(req);
       sendResult(res, await work(req, res, admin, params));
     };

@@ -31,6 +31,18 @@ test('a change is refused when its Origin names another host, or Sec-Fetch-Site 
     assert.equal(refused(method, { 'sec-fetch-site': 'none' }), true);
   }
   assert.equal(refused('GET', { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' }), false);
+  // Behind a proxy that sends Host without the port the browser used: --public-url's origin is the page's.
+  const behindProxy = (origin: string, publicUrl: string): boolean => {
+    try {
+      refuseCrossSite({ method: 'POST', headers: { host: 'auth.example', origin } } as unknown as IncomingMessage, publicUrl);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  assert.equal(behindProxy('https://auth.example:8443', 'https://auth.example:8443'), false);
+  assert.equal(behindProxy('https://auth.example:8443', ''), true);
+  assert.equal(behindProxy('https://evil.example:8443', 'https://auth.example:8443'), true);
 });
 
 test('a name is searched by its lower-case start; a UUID by its dashed start, whatever dashes and case were typed', () => {
