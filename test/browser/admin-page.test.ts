@@ -201,7 +201,8 @@ test('the admin page in Chromium: sign-in, dashboard, search, a player\'s page a
   await t.test('makes a reset link, shown once with a copy button, that sets a new password', async () => {
     assert.equal(await hidden('#reset-out'), true);
     await page.click('#reset button[type=submit]');
-    await page.waitForFunction(() => !document.getElementById('reset-out').hidden, { timeout: 15_000 });
+    // Shown before the action ends (the page then reloads what it lists): wait for the whole action.
+    await page.waitForFunction(() => !document.getElementById('reset-out').hidden && document.getElementById('reset').getAttribute('aria-busy') === null, { timeout: 15_000 });
     const link = await value('#reset-link');
     assert.match(link, new RegExp(`^${url}/account#reset=[0-9a-f]{32}$`));
     assert.ok(!page.url().includes('reset='), 'the code is in no address');
@@ -246,7 +247,8 @@ test('the admin page in Chromium: sign-in, dashboard, search, a player\'s page a
     await typeInto('#invite-uses', '3');
     await typeInto('#invite-days', '2');
     await page.click('#invite button[type=submit]');
-    await page.waitForFunction(() => !document.getElementById('invite-out').hidden, { timeout: 15_000 });
+    // Shown before the action ends (the page then reloads what it lists): wait for the whole action.
+    await page.waitForFunction(() => !document.getElementById('invite-out').hidden && document.getElementById('invite').getAttribute('aria-busy') === null, { timeout: 15_000 });
     const link = await value('#invite-link');
     assert.match(link, new RegExp(`^${url}/account#invite=[0-9a-f]{32}$`));
     const listed = await page.$$eval('#invite-list li span', (list) => list.map((e) => e.textContent ?? ''));
