@@ -34,9 +34,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { availableGenerator, generatorVersion, runLoad, type Generator, type LoadResult } from './load.ts';
-import { nameOf, tokenOf, uuidOf } from './players.ts';
+import { bodiesOf, ENDPOINTS, YGGDRASIL_HAS_JOINED } from './requests.ts';
 import type { Cluster } from '../test/helpers/postgres.ts';
-import { PASSWORD, seed, seedPostgres, SERVER_ID } from './seed.ts';
+import { seed, seedPostgres } from './seed.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SERVER_JS = join(ROOT, 'dist', 'server.js');
@@ -94,8 +94,6 @@ const onAllCores = (command: string[]): string[] => (PINNED ? ['taskset', '-c', 
 /** The cores the rows on every core share: the two pinned ones, or all of them. */
 const ALL_CORES = PINNED ? 2 : availableParallelism();
 
-/** Random request bodies made ahead for each load. */
-const BODIES = 10_000;
 /** Clock ticks a second in /proc/PID/stat (USER_HZ: 100 on Linux). */
 const TICKS = 100;
 
@@ -335,43 +333,6 @@ async function seeded(db: string, users: number, createSchema?: (path: string) =
   process.stdout.write(` ${seconds.toFixed(1)} s\n`);
   for await (const _ of createReadStream(db)); // read, not kept
   return seconds;
-}
-
-interface Endpoint {
-  path: string;
-  label: string;
-  /** A request body about player `i` of `users`; for GET, the path to ask for. */
-  body: (pick: () => number) => unknown;
-  method?: 'GET';
-}
-
-const ENDPOINTS: Endpoint[] = [
-  { path: '/hasJoined', label: '/hasJoined', body: (pick) => ({ username: nameOf(pick()), serverID: SERVER_ID }) },
-  { path: '/profile', label: '/profile', body: (pick) => ({ userUUID: uuidOf(pick()) }) },
-  { path: '/profiles', label: '/profiles (10 names)', body: (pick) => Array.from({ length: 10 }, () => nameOf(pick())) },
-  {
-    path: '/join',
-    label: '/join',
-    body: (pick) => {
-      const i = pick();
-      return { accessToken: tokenOf(i), userUUID: uuidOf(i), serverID: SERVER_ID };
-    },
-  },
-  { path: '/auth', label: '/auth', body: (pick) => ({ login: nameOf(pick()), password: PASSWORD }) },
-];
-
-/** The Yggdrasil API's hasJoined (--yggdrasil): a GET, answered with the signed profile. */
-const YGGDRASIL_HAS_JOINED: Endpoint = {
-  path: '/yggdrasil/sessionserver/session/minecraft/hasJoined',
-  label: '/yggdrasil/.../hasJoined (signed)',
-  method: 'GET',
-  body: (pick) => `/yggdrasil/sessionserver/session/minecraft/hasJoined?username=${nameOf(pick())}&serverId=${SERVER_ID}`,
-};
-
-/** Bodies made ahead, of random players among `users`: making one a request would cost the generator more than some requests cost the server. */
-function bodiesOf(e: Endpoint, users: number): string[] {
-  const pick = (): number => Math.floor(Math.random() * users);
-  return Array.from({ length: BODIES }, () => (e.method === 'GET' ? String(e.body(pick)) : JSON.stringify(e.body(pick))));
 }
 
 /** The endpoints of the PostgreSQL rows, and the player counts they run at (--scale's; --users without it). */
