@@ -255,6 +255,10 @@ interface Load extends LoadResult {
   dbCpu?: number;
   /** The database's CPU time a request answered, in µs (the PostgreSQL rows). */
   dbCpuUs?: number;
+  /** The most of a core other processes used meanwhile (see quietness). */
+  others: number;
+  /** Windows loaded again because other processes used more than MAX_OTHERS of a core. */
+  retried: number;
 }
 
 interface LoadOptions {
@@ -265,6 +269,35 @@ interface LoadOptions {
   rate?: number;
   /** CPU seconds the database has used so far, counted apart from the servers'. */
   database?: () => number;
+  /** The servers run on every core, not on core 0 alone. */
+  allCores?: boolean;
+}
+
+/**
+ * The most of a core other processes may use while a window is measured: past it the window is
+ * loaded again, up to QUIET_TRIES times (the machine is shared, and their work moves a round's
+ * figures by more than the differences measured).
+ */
+const MAX_OTHERS = 0.1;
+const QUIET_TRIES = 6;
+
+/**
+ * CPU seconds each core has been busy so far (/proc/stat's user, nice, system, irq and softirq
+ * time: a process's system time there counts in part as softirq, a network's work above all).
+ */
+function coreSeconds(): number[] {
+  const cores = readFileSync('/proc/stat', 'utf8').split('\n').filter((line) => /^cpu\d+ /.test(line));
+  return cores.map((line) => [1, 2, 3, 6, 7].reduce((sum, i) => sum + Number(line.split(/\s+/)[i]), 0) / TICKS);
+}
+
+/**
+ * The share of a core other processes used over `seconds`, from each core's CPU (`cores`, the
+ * change of coreSeconds) less what the run's own used: pinned, the server's on core 0 and the
+ * load generator's and this process's on core 1, each core's own; else all of it over all cores.
+ */
+function quietness(cores: number[], seconds: number, { server, generator, pinned }: { server: number; generator: number; pinned: boolean }): number {
+  if (pinned) return Math.max(cores[0]! - server, cores[1]! - generator) / seconds;
+  return (cores.reduce((a, b) => a + b, 0) - server - generator) / seconds;
 }
 
 /**
@@ -280,29 +313,41 @@ async function loadAll(on: Started[], path: string, bodies: string[], seconds: n
   return { requests: sum('requests'), rps: sum('rps'), p50: Math.max(...each.map((r) => r.p50)), p99: Math.max(...each.map((r) => r.p99)), errors: sum('errors'), non2xx: sum('non2xx') };
 }
 
-/** Loads `path` on `on` (one server, or several nodes at once), after a warm-up. */
-async function load(on: Started | Started[], path: string, bodies: string[], { seconds = DURATION, rate, database, method }: LoadOptions = {}): Promise<Load> {
+/**
+ * Loads `path` on `on` (one server, or several nodes at once), after a warm-up; again, when other
+ * processes used more than MAX_OTHERS of a core meanwhile (up to QUIET_TRIES windows in all).
+ */
+async function load(on: Started | Started[], path: string, bodies: string[], { seconds = DURATION, rate, database, method, allCores }: LoadOptions = {}): Promise<Load> {
   const servers = Array.isArray(on) ? on : [on];
   await loadAll(servers, path, bodies, WARMUP, rate, method);
   const pids = servers.flatMap((s) => family(s.child.pid!));
-  await idle(() => cpuSeconds(pids) + (database?.() ?? 0));
-  const cpuBefore = cpuSeconds(pids);
-  const generatorBefore = generatorCpuSeconds();
-  const dbBefore = database?.() ?? 0;
-  const began = performance.now();
-  const r = await loadAll(servers, path, bodies, seconds, rate, method);
-  const elapsed = (performance.now() - began) / 1000;
-  const cpu = cpuSeconds(pids) - cpuBefore;
-  const generator = generatorCpuSeconds() - generatorBefore;
-  const db = (database?.() ?? 0) - dbBefore;
-  const perRequest = (used: number): number => (r.requests > 0 ? (used * 1e6) / r.requests : NaN);
-  return {
-    ...r,
-    serverCpu: cpu / elapsed,
-    generatorCpu: generator / elapsed,
-    cpuUs: perRequest(cpu),
-    ...(database ? { dbCpu: db / elapsed, dbCpuUs: perRequest(db) } : {}),
-  };
+  for (let tries = 1; ; tries++) {
+    await idle(() => cpuSeconds(pids) + (database?.() ?? 0));
+    const [cpuBefore, generatorBefore, dbBefore, coresBefore] = [cpuSeconds(pids), generatorCpuSeconds(), database?.() ?? 0, coreSeconds()];
+    const began = performance.now();
+    const r = await loadAll(servers, path, bodies, seconds, rate, method);
+    const elapsed = (performance.now() - began) / 1000;
+    const cpu = cpuSeconds(pids) - cpuBefore;
+    const generator = generatorCpuSeconds() - generatorBefore;
+    const db = (database?.() ?? 0) - dbBefore;
+    const cores = coreSeconds().map((c, i) => c - coresBefore[i]!);
+    // The database's CPU counts with the servers': it runs on their cores.
+    const others = quietness(cores, elapsed, { server: cpu + db, generator, pinned: PINNED && !allCores && !database });
+    if (others > MAX_OTHERS && tries < QUIET_TRIES) {
+      process.stdout.write(`  (other processes used ${(others * 100).toFixed(0)}% of a core meanwhile: loaded again)\n`);
+      continue;
+    }
+    const perRequest = (used: number): number => (r.requests > 0 ? (used * 1e6) / r.requests : NaN);
+    return {
+      ...r,
+      serverCpu: cpu / elapsed,
+      generatorCpu: generator / elapsed,
+      cpuUs: perRequest(cpu),
+      ...(database ? { dbCpu: db / elapsed, dbCpuUs: perRequest(db) } : {}),
+      others,
+      retried: tries - 1,
+    };
+  }
 }
 
 /**
@@ -397,9 +442,9 @@ interface Row extends Measured {
   /** Largest ÷ smallest CPU a request of its rounds. */
   spread?: number;
   /** Medians of the per-round ratios of CPU a request; none when the run was unsteady. */
-  vsFloor?: number;
-  vsBaseline?: number;
-  vsFastify?: number;
+  vsFloor?: Ratio;
+  vsBaseline?: Ratio;
+  vsFastify?: Ratio;
   /** The generator that loaded this row, when it is not the run's. */
   generator?: Generator;
   /** Each round's figures: one, for a row loaded once. */
@@ -426,17 +471,27 @@ function summarize(rounds: Measured[]): Measured {
     serverCpu: med((m) => m.serverCpu),
     generatorCpu: med((m) => m.generatorCpu),
     cpuUs: med((m) => m.cpuUs),
+    others: Math.max(...rounds.map((m) => m.others)),
+    retried: rounds.reduce((sum, m) => sum + m.retried, 0),
     ...(rounds[0]!.dbCpuUs === undefined ? {} : { dbCpu: med((m) => m.dbCpu!), dbCpuUs: med((m) => m.dbCpuUs!) }),
     peakRssMiB: Math.max(...rounds.map((m) => m.peakRssMiB)),
   };
 }
 
+/** The median of the rounds' ratios, and their lowest and highest. */
+interface Ratio {
+  median: number;
+  low: number;
+  high: number;
+}
+
 /**
- * The median over the rounds of a row's CPU a request ÷ the reference's in the same round. A row
- * loaded once (after the rounds) is set against the reference of each round.
+ * A row's CPU a request ÷ the reference's in the same round, over the rounds. A row loaded once
+ * (after the rounds) is set against the reference of each round.
  */
-function ratio(row: Measured[], reference: Measured[]): number {
-  return median(reference.map((ref, i) => (row.length === 1 ? row[0]! : row[i]!).cpuUs / ref.cpuUs));
+function ratio(row: Measured[], reference: Measured[]): Ratio {
+  const each = reference.map((ref, i) => (row.length === 1 ? row[0]! : row[i]!).cpuUs / ref.cpuUs);
+  return { median: median(each), low: Math.min(...each), high: Math.max(...each) };
 }
 
 const spreadOf = (rounds: Measured[]): number => Math.max(...rounds.map((m) => m.cpuUs)) / Math.min(...rounds.map((m) => m.cpuUs));
@@ -447,7 +502,7 @@ const loaded = new Map<string, { spec: RowSpec; rounds: Measured[] }>();
 /** Loads a row once (in `round`, if it is one of the rounds'), keeps its figures and reports them. */
 async function measure(spec: RowSpec, on: Started | Started[], bodies: string[], options: LoadOptions = {}, round?: number): Promise<Measured> {
   const servers = Array.isArray(on) ? on : [on];
-  const l = await load(servers, spec.path, bodies, options);
+  const l = await load(servers, spec.path, bodies, { ...options, allCores: spec.allCores });
   const m: Measured = { ...l, peakRssMiB: peakRss(servers.flatMap((s) => family(s.child.pid!))).max };
   const entry = loaded.get(spec.endpoint) ?? { spec, rounds: [] };
   entry.rounds.push(m);
@@ -455,7 +510,7 @@ async function measure(spec: RowSpec, on: Started | Started[], bodies: string[],
   const when = round === undefined ? '' : `round ${round}/${ROUNDS} `;
   const db = l.dbCpuUs === undefined ? '' : `, ${l.dbCpuUs.toFixed(1)} µs of the database's`;
   const failed = l.errors + l.non2xx > 0 ? ` (${l.errors} errors, ${l.non2xx} not 2xx)` : '';
-  const cpu = `server ${(l.serverCpu * 100).toFixed(0)}%, generator ${(l.generatorCpu * 100).toFixed(0)}% of a core`;
+  const cpu = `server ${(l.serverCpu * 100).toFixed(0)}%, generator ${(l.generatorCpu * 100).toFixed(0)}%, other processes ${(l.others * 100).toFixed(0)}% of a core`;
   process.stdout.write(`${when}${spec.endpoint}: ${l.rps.toFixed(0)} requests/s, ${l.cpuUs.toFixed(1)} µs of server CPU a request${db}; ${cpu}${failed}\n`);
   return m;
 }
@@ -670,6 +725,7 @@ try {
 
   const fmt = (n: number | undefined, digits = 0): string => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));
   const times = (n: number | undefined, digits = 2): string => (n === undefined ? '' : `${n.toFixed(digits)}×`);
+  const ratioCell = (r: Ratio | undefined): string => (r === undefined ? '' : `${times(r.median)} (${r.low.toFixed(2)}–${r.high.toFixed(2)})`);
   const percent = (n: number | undefined): string => (n === undefined ? '' : `${fmt(n * 100)}%`);
   // The database's CPU a request, a column of its own when there are PostgreSQL rows.
   const dbColumn = PG !== undefined;
@@ -688,9 +744,9 @@ try {
         r.limit,
         fmt(r.cpuUs, 1),
         times(r.spread),
-        times(r.vsFloor),
-        times(r.vsBaseline),
-        times(r.vsFastify),
+        ratioCell(r.vsFloor),
+        ratioCell(r.vsBaseline),
+        ratioCell(r.vsFastify),
         fmt(r.peakRssMiB, 1),
         ...(dbColumn ? [fmt(r.dbCpuUs, 1)] : []),
       ];
@@ -718,7 +774,8 @@ try {
     'floor: node:http, reads the body, JSON.parse, one Map look-up of the player, JSON.stringify of the envelope (bench/floor.ts); baseline: the same but the look-up, one fixed answer (bench/baseline.ts).',
     'limit: what set the rate. server: the server used at least 90% of its core; generator: the load generator (this process and wrk, on their core) did, the server not; neither: both under 90% (a machine busy with other work, or a server waiting); the cores: server, database and generator together kept every core busy; the rate: held at a set rate.',
     'CPU µs/request: utime + stime of the server (and its workers) over the requests answered (lower is better); spread: its largest ÷ smallest over the rounds.',
-    'vs floor, vs baseline, vs fastify: ratios of CPU µs/request, each the median of the per-round ratios (a row loaded once: against each round\'s). vs floor: the floor on the same path, else its /hasJoined.',
+    'vs floor, vs baseline, vs fastify: ratios of CPU µs/request, each the median of the per-round ratios (a row loaded once: against each round\'s), with their range. vs floor: the floor on the same path, else its /hasJoined.',
+    `Quiet windows: each window is loaded again while other processes use more than ${MAX_OTHERS * 100}% of a core (/proc/stat, less this run's own processes; at most ${QUIET_TRIES} windows): ${rows.reduce((n, r) => n + r.retried, 0)} windows were loaded again; in those kept, other processes used at most ${fmt(Math.max(...rows.map((r) => r.others)) * 100)}% of a core.`,
     ROUNDS === 1
       ? 'One round: whether the baseline and the floor held steady between rounds is not checked.'
       : steady
