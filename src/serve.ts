@@ -372,6 +372,7 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
   // The admin page (--admins, on the account page) and the login counts of its dashboard.
   const consoleData = config.accountPage && config.admins !== '' ? await openConsoleData(config.db, store, process.env) : undefined;
   const logins = consoleData && countLogins(consoleData, (err) => log.error('admin page: login counts not written', {}, err));
+  const inFlight = new Set<ServerResponse>();
   const app = createApp(service, {
     basePath,
     apiKey: config.apiKey,
@@ -380,15 +381,14 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     proxies,
     areas: areas(service, store, config, { render: metrics?.render, loginLimit, limits, key, admins: consoleData && { data: consoleData, log } }),
     logError: (message, err) => log.error(message, {}, err),
-    onAnswered:
-      metrics || logRequests || logins
-        ? (r) => {
-            metrics?.observe(r);
-            logins?.observe(r);
-            const { method, path, status, outcome, player, client, reason } = r;
-            if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, reason, player, client });
-          }
-        : undefined,
+    onAnswered: (r, res) => {
+      inFlight.delete(res);
+      connections.ended(res.req.socket);
+      metrics?.observe(r);
+      logins?.observe(r);
+      const { method, path, status, outcome, player, client, reason } = r;
+      if (logRequests) log.info('request', { reqId: ++requestId, method, path, status, ms: Math.round(r.seconds * 1e5) / 100, outcome, reason, player, client });
+    },
     shed: (req, res, caller) => {
       const refusal = connections.admit(req.socket, caller.relay);
       if (refusal === undefined) return;
@@ -399,7 +399,6 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       throw new HttpError(503, 'Too many connections; try again in a moment', { 'retry-after': '1' }, refusal);
     },
   });
-  const inFlight = new Set<ServerResponse>();
   let stopping = false;
   const server = createServer(
     {
@@ -410,12 +409,9 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
       connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
     },
     (req, res) => {
+      // Until the app's onAnswered above.
       inFlight.add(res);
       connections.began(req.socket);
-      res.once('close', () => {
-        inFlight.delete(res);
-        connections.ended(req.socket);
-      });
       // While stopping, no answer promises a kept-alive connection the stop is about to close.
       if (stopping) res.setHeader('connection', 'close');
       if (apiLocation) res.setHeader('x-authlib-injector-api-location', apiLocation);

@@ -11,6 +11,7 @@ import {
 } from '../limits.ts';
 import { DB_UNAVAILABLE, ServiceError, type Refusal } from '../service/errors.ts';
 import type { Service } from '../service/service.ts';
+import { then, type Answer } from '../store/store.ts';
 import type { LoginClient } from '../service/throttle.ts';
 import { readJson } from './body.ts';
 import { HttpError, sendError, sendResult, type FailureBody } from './envelope.ts';
@@ -35,8 +36,8 @@ export interface AppOptions {
   areas?: Area[];
   /** Where unexpected errors are reported; their details never reach the caller. */
   logError: (message: string, err: unknown) => void;
-  /** Called once a request is over (answered, or its client gone). */
-  onAnswered?: (request: AnsweredRequest) => void;
+  /** Called once a request is over (answered, or its client gone), with its response. */
+  onAnswered?: (request: AnsweredRequest, res: ServerResponse) => void;
   /** Throws the refusal of a request the server has no room for, once its route is known (so /join still answers in-band). */
   shed?: (req: IncomingMessage, res: ServerResponse, caller: Caller) => void;
 }
@@ -67,11 +68,16 @@ export interface AnsweredRequest extends RequestRecord {
 /** Seconds `address` waits for its next login (0: none); `proxied`: a client behind a trusted proxy. */
 export type LoginLimit = (address: string, now: number, proxied: boolean) => number;
 
-/** Who made each request, decided as it comes in. */
-const callers = new WeakMap<IncomingMessage, Caller>();
+/**
+ * What the app keeps of a request while it runs: who made it (decided as it comes in), and what
+ * its log line says beyond its status: what became of it where its endpoint has outcomes (logins,
+ * joins, look-ups), why, and the player it is about (noted before anything can refuse it).
+ */
+type Exchange = Pick<AnsweredRequest, 'outcome' | 'reason' | 'player'> & { caller: Caller };
+const exchanges = new WeakMap<IncomingMessage, Exchange>();
 
 /** Who made a request the app has seen. */
-export const callerFor = (req: IncomingMessage): Caller => callers.get(req)!;
+export const callerFor = (req: IncomingMessage): Caller => exchanges.get(req)!.caller;
 
 /** The launcher a clientToken names, as LoginClient.device keeps it. */
 export const deviceNamed = (clientToken: string): string => `token ${digestToken(clientToken)}`;
@@ -82,7 +88,7 @@ export const deviceNamed = (clientToken: string): string => `token ${digestToken
  * launcher, when a clientToken is sent, whoever sends it.
  */
 export function loginClient(req: IncomingMessage, clientToken?: string): LoginClient {
-  const { address, relay } = callers.get(req)!;
+  const { address, relay } = callerFor(req);
   const device = clientToken === undefined ? undefined : deviceNamed(clientToken);
   if (!relay) return { id: address, shared: false, address, device };
   return device === undefined ? { id: `relay ${address}`, shared: true } : { id: device, shared: false, device };
@@ -94,7 +100,7 @@ export function loginClient(req: IncomingMessage, clientToken?: string): LoginCl
  * proxy's connection, which its other clients share).
  */
 export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined): void {
-  const caller = callers.get(req);
+  const caller = exchanges.get(req)?.caller;
   const wait = caller && !caller.relay && limit ? limit(caller.address, Date.now(), caller.proxied) : 0;
   if (wait > 0) {
     const held = caller!.proxied ? 0 : HELD_REFUSAL_MS;
@@ -111,7 +117,7 @@ export function countLogin(req: IncomingMessage, limit: LoginLimit | undefined):
 export function heldFor(req: IncomingMessage, err: unknown): number {
   if (err instanceof HttpError) return err.heldMs;
   const pool = err instanceof ServiceError && (err.rule === 'pool_busy' || err.rule === 'pool_share');
-  return pool && !callers.get(req)?.proxied ? HELD_REFUSAL_MS : 0;
+  return pool && !exchanges.get(req)?.caller.proxied ? HELD_REFUSAL_MS : 0;
 }
 
 /** The route of a request that matched none. */
@@ -131,17 +137,9 @@ const STATUS: Record<Refusal, number> = { invalid: 400, unauthorized: 401, forbi
  */
 const IN_BAND: Record<string, unknown> = { '/join': false, '/profiles': [] };
 
-/**
- * What a request's log line says beyond its status: what became of it where its endpoint has
- * outcomes (logins, joins, look-ups), why, and the player it is about (noted before anything can refuse it).
- */
-type Notes = Pick<AnsweredRequest, 'outcome' | 'reason' | 'player'>;
-const notes = new WeakMap<ServerResponse, Notes>();
-const note = (res: ServerResponse, more: Notes): void => void notes.set(res, Object.assign(notes.get(res) ?? {}, more));
-
 /** Names the player a request is about (a login, an admin change) in its log line, cut to a bound. */
 export function notePlayer(res: ServerResponse, name: string): void {
-  note(res, { player: name.slice(0, MAX_LOGGED_PLAYER_CHARS) });
+  exchanges.get(res.req)!.player = name.slice(0, MAX_LOGGED_PLAYER_CHARS);
 }
 
 /**
@@ -158,16 +156,18 @@ function loginName(body: Record<string, unknown>): string | undefined {
  * result; `outcome` names what the result means, for the log and the metrics.
  */
 function post<T>(
-  run: (body: unknown, req: IncomingMessage, res: ServerResponse) => Promise<T>,
+  run: (body: unknown, req: IncomingMessage, res: ServerResponse) => Answer<T>,
   outcome?: (result: T) => string,
   limit?: number,
 ): Record<string, Handler> {
   return {
-    POST: async (req, res) => {
-      const result = await run(await readJson(req, limit), req, res);
-      if (outcome) note(res, { outcome: outcome(result) });
-      sendResult(res, result);
-    },
+    POST: (req, res) =>
+      readJson(req, limit).then((body) =>
+        then(run(body, req, res), (result) => {
+          if (outcome) exchanges.get(req)!.outcome = outcome(result);
+          sendResult(res, result);
+        }),
+      ),
   };
 }
 
@@ -223,12 +223,14 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     ),
     '/hasJoined': post((body) => service.hasJoined(...stringFields(body, 'username', 'serverID')), () => 'hit'),
     '/profile': post((body) => service.profile(...stringFields(body, 'userUUID'))),
-    '/profiles': post(async (body, _req, res) => {
+    '/profiles': post((body, req) => {
       const names = nameList(body);
-      const { found, ignored } = await service.profiles(names);
-      const reason = ignored > 0 ? `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit` : undefined;
-      note(res, { outcome: ignored > 0 ? 'partial' : 'ok', reason });
-      return found;
+      return then(service.profiles(names), ({ found, ignored }) => {
+        const exchange = exchanges.get(req)!;
+        exchange.outcome = ignored > 0 ? 'partial' : 'ok';
+        if (ignored > 0) exchange.reason = `${ignored} of ${names.length} entries not looked up: not a player name, or past the limit`;
+        return found;
+      });
     }, undefined, service.maxProfiles * MAX_PROFILES_ENTRY_BYTES),
     '/health': {
       GET: async (_req, res) => {
@@ -253,10 +255,10 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     const expected = err instanceof HttpError || err instanceof ServiceError;
     // The path only: a query string may carry a secret.
     if (!expected) options.logError(`${req.method} ${pathOf(req)}: unexpected error`, err);
-    const outcome = failedOutcome(route, err);
-    if (outcome !== undefined) note(res, { outcome });
+    const exchange = exchanges.get(req)!;
+    exchange.outcome = failedOutcome(route, err) ?? exchange.outcome;
     const rule = err instanceof HttpError ? err.refusal : err instanceof ServiceError ? err.rule : undefined;
-    if (rule) note(res, { reason: rule });
+    if (rule) exchange.reason = rule;
     if (req.socket.destroyed) return; // the client is gone: no one to answer
     const heldMs = heldFor(req, err);
     if (heldMs > 0 && !held) {
@@ -269,7 +271,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     if (res.headersSent) {
       res.destroy();
     } else if (Object.hasOwn(IN_BAND, route)) {
-      note(res, { reason: notes.get(res)?.reason ?? (expected ? err.message : 'unexpected error') });
+      exchange.reason ??= expected ? err.message : 'unexpected error';
       sendResult(res, IN_BAND[route]);
     } else if (err instanceof HttpError) {
       sendError(res, err.status, err.message, err.headers, failure);
@@ -282,43 +284,39 @@ export function createApp(service: Service, options: AppOptions): RequestListene
   };
 
   const answered = options.onAnswered;
+  const { relays, proxies } = options;
   return (req, res) => {
-    let found: Match | undefined;
-    // The route, or the 404 or 405 to answer once the caller is let in: a refused request is counted under its route.
-    let matched: Match | HttpError | undefined;
-    let area: (typeof areas)[number] | undefined;
+    const path = pathOf(req);
     // Now: once the connection is gone, the socket may no longer know its peer.
     const keyed = keyCheck?.(req) ?? false;
-    const caller = callerOf(req, { relays: options.relays, proxies: options.proxies, withApiKey: keyed });
-    callers.set(req, caller);
+    const exchange: Exchange = { caller: callerOf(req, relays, proxies, keyed) };
+    exchanges.set(req, exchange);
+    // The route, or the 404 or 405 to answer once the caller is let in: a refused request is counted under its route.
+    const matched = route(req.method ?? '', path);
     if (answered) {
       const started = performance.now();
       res.once('close', () => {
-        answered({
-          method: req.method ?? '',
-          path: pathOf(req).slice(0, MAX_LOGGED_PATH),
-          route: matched instanceof HttpError ? UNMATCHED : (matched?.route ?? UNMATCHED),
-          status: res.writableFinished ? res.statusCode : CLIENT_GONE,
-          seconds: (performance.now() - started) / 1000,
-          ...notes.get(res),
-          client: caller.address,
-        });
+        const { outcome, reason, player, caller } = exchange;
+        const status = res.writableFinished ? res.statusCode : CLIENT_GONE;
+        const seconds = (performance.now() - started) / 1000;
+        const label = matched instanceof HttpError ? UNMATCHED : matched.route;
+        answered({ method: req.method ?? '', path: path.slice(0, MAX_LOGGED_PATH), route: label, status, seconds, outcome, reason, player, client: caller.address }, res);
       });
     }
+    let found: Match | undefined;
+    let area: (typeof areas)[number] | undefined;
     try {
-      const path = pathOf(req);
-      matched = route(req);
       area = areas.find((a) => path.startsWith(a.prefix) || `${path}/` === a.prefix);
       if (area?.admit) area.admit(req);
       else if (keyCheck && path !== `${options.basePath}/health` && !keyed) {
         // Probes cannot send the key. Held like a flood's refusals, so guesses cost the guesser a
         // connection a second; not behind a trusted proxy, whose connection its clients share.
-        const heldMs = caller.proxied ? 0 : HELD_REFUSAL_MS;
+        const heldMs = exchange.caller.proxied ? 0 : HELD_REFUSAL_MS;
         throw new HttpError(401, 'Missing or wrong API key', { 'www-authenticate': 'Bearer' }, undefined, heldMs);
       }
       if (matched instanceof HttpError) throw matched;
       found = matched;
-      options.shed?.(req, res, caller);
+      options.shed?.(req, res, exchange.caller);
     } catch (err) {
       return fail(req, res, found?.route ?? UNMATCHED, err, area?.failure);
     }

@@ -26,10 +26,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       } else chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => done(Buffer.concat(chunks, size)));
+    // (Each comes once: no `once` wrapper is needed.)
+    req.on('end', () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     // 'close' comes after 'end', or in place of it for a body that broke off. No 'error' listener:
     // node:http emits a request's 'error' only to listeners, so a broken body is only a 'close'.
-    req.once('close', () => req.complete || fail(endedEarly()));
+    req.on('close', () => req.complete || fail(endedEarly()));
   });
 }
 
@@ -40,10 +41,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
 
 /** Checks the Content-Type (415), then reads (413, past `limit` bytes) and parses (400) a JSON body. */
-export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+export function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const type = req.headers['content-type'];
-  if (type !== undefined && !JSON_TYPE.test(type)) throw new HttpError(415, 'Content-Type must be application/json');
-  return parseJson(await readBody(req, limit));
+  if (type !== undefined && !JSON_TYPE.test(type)) return Promise.reject(new HttpError(415, 'Content-Type must be application/json'));
+  return readBody(req, limit).then(parseJson);
 }
 
 /**

@@ -19,9 +19,6 @@ export interface Caller {
 /** Whether an address is in a list of addresses and CIDR ranges (--relay, --trust-proxy). */
 export type AddressList = (address: string) => boolean;
 
-/** The relays, the trusted proxies, and whether the request carries the valid --api-key. */
-export type CallerSettings = { relays: AddressList; proxies: AddressList; withApiKey: boolean };
-
 /**
  * An address as text of its bits behind its family ("4" and 32, or "6" and 128), so a CIDR range
  * is a prefix; IPv4-mapped IPv6 (::ffff:1.2.3.4) is the IPv4 address it carries.
@@ -70,7 +67,8 @@ export function perAddressKey(address: string): string {
 /** A connection's peer, whether it is a trusted proxy, and it as a caller: worked out at its first request, not at each. */
 const peers = new WeakMap<object, { peer: string; proxy: boolean; caller: Caller }>();
 
-export function callerOf(req: IncomingMessage, { relays, proxies, withApiKey }: CallerSettings): Caller {
+/** Who made `req`, given the relays, the trusted proxies, and whether it carries the valid --api-key. */
+export function callerOf(req: IncomingMessage, relays: AddressList, proxies: AddressList, withApiKey: boolean): Caller {
   if (!peers.has(req.socket)) {
     const peer = req.socket.remoteAddress ?? '';
     const proxy = proxies(peer);

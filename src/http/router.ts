@@ -46,26 +46,34 @@ export interface Match {
   route: string;
 }
 
-/** Finds the handler (and its parameters) for a request, or gives the 404 or 405 to answer instead. */
-export function createRouter(basePath: string, routes: Routes): (req: IncomingMessage) => Match | HttpError {
+/** Finds the handler (and its parameters) for a request's method and path, or gives the 404 or 405 to answer instead. */
+export function createRouter(basePath: string, routes: Routes): (method: string, path: string) => Match | HttpError {
   // A route's pattern as registered, without the base path (`/textures/:hash`), and its segments with it.
   const base = normalizeBasePath(basePath);
   const table = Object.entries(routes).map(([pattern, methods]) => ({ pattern, segments: (base + pattern).split('/'), methods }));
-  return (req) => {
-    const parts = pathOf(req).split('/');
-    for (const route of table) {
-      const params = match(route.segments, parts);
-      if (!params) continue;
-      // A HEAD is answered as the GET is, without the body (node:http leaves it out).
-      const method = req.method === 'HEAD' && !Object.hasOwn(route.methods, 'HEAD') ? 'GET' : (req.method ?? '');
-      const handler = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
-      if (!handler) {
-        const methods = Object.keys(route.methods);
-        const allowed = (methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods).join(', ');
-        return new HttpError(405, `Method not allowed: use ${allowed}`, { allow: allowed });
-      }
-      return { handler, params, route: route.pattern };
+  // A path with no parameter is found in one look-up, unless a route with parameters before it takes it too.
+  const exact = new Map<string, (typeof table)[number]>();
+  for (const [i, route] of table.entries()) {
+    const shadowed = table.slice(0, i).some((r) => match(r.segments, route.segments));
+    if (!route.pattern.includes('/:') && !shadowed) exact.set(base + route.pattern, route);
+  }
+  return (method, path) => {
+    let route = exact.get(path);
+    let params: Params = {};
+    const parts = route ? [] : path.split('/');
+    for (let i = 0; route === undefined && i < table.length; i++) {
+      const found = match(table[i]!.segments, parts);
+      if (found) [route, params] = [table[i], found];
     }
-    return new HttpError(404, 'Unknown endpoint');
+    if (!route) return new HttpError(404, 'Unknown endpoint');
+    // A HEAD is answered as the GET is, without the body (node:http leaves it out).
+    const wanted = method === 'HEAD' && !Object.hasOwn(route.methods, 'HEAD') ? 'GET' : method;
+    const handler = Object.hasOwn(route.methods, wanted) ? route.methods[wanted] : undefined;
+    if (!handler) {
+      const methods = Object.keys(route.methods);
+      const allowed = (methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods).join(', ');
+      return new HttpError(405, `Method not allowed: use ${allowed}`, { allow: allowed });
+    }
+    return { handler, params, route: route.pattern };
   };
 }

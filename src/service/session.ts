@@ -4,7 +4,7 @@ import { requirePlayerName, requireServerId, requireTokenSize, requireUuid } fro
 import type { Context } from './context.ts';
 import { notFound } from './errors.ts';
 import { textureFields, type TextureFields } from './textures.ts';
-import type { Player } from '../store/store.ts';
+import { then, type Answer, type Player } from '../store/store.ts';
 
 export type HasJoinedResult = TextureFields & { userUUID: string };
 
@@ -12,7 +12,7 @@ export type HasJoinedResult = TextureFields & { userUUID: string };
  * Records the join when the token is live and belongs to the player: `false` for an unknown,
  * expired or foreign token. A malformed field is refused (the HTTP layer answers that in-band too).
  */
-export async function join(ctx: Context, accessToken: string, userUUID: string, serverId: string, ip?: string): Promise<boolean> {
+export function join(ctx: Context, accessToken: string, userUUID: string, serverId: string, ip?: string): Answer<boolean> {
   const id = requireUuid(userUUID);
   requireTokenSize(accessToken);
   requireServerId(serverId);
@@ -20,15 +20,15 @@ export async function join(ctx: Context, accessToken: string, userUUID: string, 
 }
 
 /** The player who joined `serverId` within --join-ttl (with `ip`, from that address). */
-export async function joinedPlayer(ctx: Context, username: string, serverId: string, ip?: string): Promise<Player> {
+export function joinedPlayer(ctx: Context, username: string, serverId: string, ip?: string): Answer<Player> {
   requirePlayerName('username', username);
   requireServerId(serverId);
-  const user = await ctx.store.findJoin(username, serverId, ctx.now() - ctx.options.joinTtlSeconds * 1000, ip);
-  if (!user) throw notFound('Player has not joined this server');
-  return user;
+  return then(ctx.store.findJoin(username, serverId, ctx.now() - ctx.options.joinTtlSeconds * 1000, ip), (user) => {
+    if (!user) throw notFound('Player has not joined this server');
+    return user;
+  });
 }
 
-export async function hasJoined(ctx: Context, username: string, serverId: string): Promise<HasJoinedResult> {
-  const user = await joinedPlayer(ctx, username, serverId);
-  return { userUUID: user.id, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) };
+export function hasJoined(ctx: Context, username: string, serverId: string): Answer<HasJoinedResult> {
+  return then(joinedPlayer(ctx, username, serverId), (user) => ({ userUUID: user.id, ...textureFields(user, ctx.options.variant, ctx.options.hostedBase) }));
 }

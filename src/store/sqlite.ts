@@ -143,8 +143,8 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
     endSessions: async (id) => transaction(db, () => endSessions(id)),
     findUserByName: async (name) => toUser(sharedRead(db, () => q.byName.get(name.toLowerCase()))),
     findUserById: async (id) => toUser(q.byId.get(id)),
-    findPlayer: async (id) => toPlayer(sharedRead(db, () => q.player.get(id))),
-    findUsersByNames: async (names) => {
+    findPlayer: (id) => toPlayer(sharedRead(db, () => q.player.get(id))),
+    findUsersByNames: (names) => {
       const keys = JSON.stringify(names.map((n) => n.toLowerCase()));
       return sharedRead(db, () => q.byNames.all(keys)).map((row) => toPlayer(row)!);
     },
@@ -203,9 +203,9 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
       q.setLastLogin.run(now, userId);
       return true;
     }),
-    recordJoin: async (digest, userId, serverId, now, ip) =>
+    recordJoin: (digest, userId, serverId, now, ip) =>
       transaction(db, () => q.recordJoin.run(digest, userId, serverId, now, ip ?? null).changes === 1),
-    findJoin: async (name, serverId, since, ip) => toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since, ip ?? null))),
+    findJoin: (name, serverId, since, ip) => toPlayer(sharedRead(db, () => q.findJoin.get(name.toLowerCase(), serverId, since, ip ?? null))),
     findUserByToken: async (digest, now) => toUser(q.byToken.get(digest, now)),
     deleteToken: async (digest) => transaction(db, () => q.deleteToken.run(digest).changes === 1),
     keepSecret: async (name, value) => transaction(db, () => {

@@ -1,6 +1,18 @@
 // The store: what the service needs to keep, and nothing of its rules. Methods are asynchronous
-// and every expiry is decided from stored timestamps (milliseconds since the epoch) passed in by
-// the caller, so a networked database could implement this interface as well.
+// (the look-ups of the five endpoints may answer at once: see Answer) and every expiry is decided
+// from stored timestamps (milliseconds since the epoch) passed in by the caller, so a networked
+// database could implement this interface as well.
+
+/**
+ * What a look-up of the five endpoints gives: the value at once (SQLite reads in the same turn)
+ * or a promise of it (a database across the network). A request that needs no promise makes none.
+ */
+export type Answer<T> = T | Promise<T>;
+
+/** `next` of an answer: at once for a value, after it for a promise. */
+export function then<T, R>(answer: Answer<T>, next: (value: T) => R): Answer<R> {
+  return answer instanceof Promise ? (answer.then(next) as Promise<R>) : next(answer);
+}
 
 export interface User {
   /** Dashed lower-case UUID. */
@@ -60,9 +72,9 @@ export interface Store {
   findUserByName(name: string): Promise<User | undefined>;
   findUserById(id: string): Promise<User | undefined>;
   /** The public fields of the player with this id (what /profile answers with). */
-  findPlayer(id: string): Promise<Player | undefined>;
+  findPlayer(id: string): Answer<Player | undefined>;
   /** Case-insensitive; players in no particular order, each once. */
-  findUsersByNames(names: string[]): Promise<Player[]>;
+  findUsersByNames(names: string[]): Answer<Player[]>;
   /**
    * Stores a new player; lastLoginAt and the lock start empty, hosted textures are set afterwards.
    * With `invite`, takes one use of that invite, live at `now`, in the same transaction; without
@@ -123,12 +135,12 @@ export interface Store {
    * `userId` and expires after `now`; false, and nothing written, otherwise. `ip`: the address
    * the join came from, when the caller knows the player's own.
    */
-  recordJoin(digest: string, userId: string, serverId: string, now: number, ip?: string): Promise<boolean>;
+  recordJoin(digest: string, userId: string, serverId: string, now: number, ip?: string): Answer<boolean>;
   /**
    * The user named `name` (any case) whose latest join is to `serverId` and later than `since`;
    * with `ip`, only a join recorded from that address.
    */
-  findJoin(name: string, serverId: string, since: number, ip?: string): Promise<Player | undefined>;
+  findJoin(name: string, serverId: string, since: number, ip?: string): Answer<Player | undefined>;
   /** The user whose token `digest` expires after `now`. */
   findUserByToken(digest: string, now: number): Promise<User | undefined>;
   /** Deletes the token `digest`; false when there was none. */

@@ -16,7 +16,7 @@ import { HELD_REFUSAL_MS, MAX_PROFILES_ENTRY_BYTES, MAX_TOKEN_CHARS, NAME_PATTER
 import { ServiceError } from '../service/errors.ts';
 import { UNNAMED_CLIENT } from '../service/throttle.ts';
 import type { Service } from '../service/service.ts';
-import type { User } from '../store/store.ts';
+import type { Player, User } from '../store/store.ts';
 import { parseUuid } from '../uuid.ts';
 import { VERSION } from '../version.ts';
 import { createWindowLimit, type WindowLimits } from '../ops/window-limit.ts';
@@ -285,7 +285,8 @@ export function yggdrasilArea(service: Service, options: YggdrasilOptions): Area
       const serverId = query.get('serverId');
       const ip = query.get('ip');
       if (name === null || serverId === null) throw new HttpError(400, 'Give username and serverId');
-      const player = await service.joinedPlayer(name, serverId, ip === null ? undefined : perAddressKey(ip)).catch((err: unknown) => {
+      const joined = async (): Promise<Player> => service.joinedPlayer(name, serverId, ip === null ? undefined : perAddressKey(ip));
+      const player = await joined().catch((err: unknown) => {
         // Not joined, or not a name or server id any join could have: not joined, as the game server reads it.
         if (err instanceof ServiceError && (err.kind === 'not_found' || err.kind === 'invalid')) return undefined;
         throw err;

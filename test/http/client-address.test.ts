@@ -5,15 +5,17 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { test } from 'node:test';
-import { addressList, callerOf, perAddressKey, type CallerSettings } from '../../src/http/client-address.ts';
+import { addressList, callerOf, perAddressKey, type AddressList } from '../../src/http/client-address.ts';
 
 /** A request from `peer` with these headers (as Node gives them: lower-case names). */
 function from(peer: string | undefined, headers: Record<string, string | string[]> = {}): IncomingMessage {
   return { socket: { remoteAddress: peer }, headers } as unknown as IncomingMessage;
 }
 
-const settings = (proxies: string, relays = '127.0.0.1,::1', withApiKey = false): CallerSettings => ({ proxies: addressList(proxies), relays: addressList(relays), withApiKey });
-const address = (req: IncomingMessage, proxies: string): string => callerOf(req, settings(proxies)).address;
+/** callerOf's settings: the relays, the trusted proxies, and whether the request carries the API key. */
+type Settings = [relays: AddressList, proxies: AddressList, withApiKey: boolean];
+const settings = (proxies: string, relays = '127.0.0.1,::1', withApiKey = false): Settings => [addressList(relays), addressList(proxies), withApiKey];
+const address = (req: IncomingMessage, proxies: string): string => callerOf(req, ...settings(proxies)).address;
 
 test('addressList: addresses and CIDR ranges of either family; IPv4-mapped IPv6 is its IPv4 address', () => {
   const list = addressList('127.0.0.1, ::1,10.0.0.0/8,192.168.4.0/22, 2001:db8:ab00::/40');
@@ -59,7 +61,7 @@ test('from a listed proxy, a missing or malformed header falls back to the socke
 });
 
 test('a relay: the API key, or an address in --relay that is not a trusted proxy', () => {
-  const relay = (req: IncomingMessage, s: CallerSettings): boolean => callerOf(req, s).relay;
+  const relay = (req: IncomingMessage, s: Settings): boolean => callerOf(req, ...s).relay;
   assert.ok(relay(from('127.0.0.1'), settings('')), 'loopback, by the default list');
   assert.ok(relay(from('::ffff:127.0.0.1'), settings('')));
   assert.ok(relay(from('::1'), settings('')));
@@ -69,5 +71,5 @@ test('a relay: the API key, or an address in --relay that is not a trusted proxy
   assert.ok(!relay(from('127.0.0.1', { 'x-forwarded-for': '203.0.113.9' }), settings('127.0.0.1')), 'its clients are direct');
   assert.ok(relay(from('127.0.0.1', { 'x-forwarded-for': '192.0.2.7' }), settings('127.0.0.1', '192.0.2.0/24')), 'a listed relay behind the proxy');
   assert.ok(relay(from('127.0.0.1', { 'x-forwarded-for': '203.0.113.9' }), settings('127.0.0.1', '', true)), 'the key, behind the proxy');
-  assert.equal(callerOf(from('127.0.1.5'), settings('', '', true)).address, '127.0.1.5', 'a relay\'s address is its own');
+  assert.equal(callerOf(from('127.0.1.5'), ...settings('', '', true)).address, '127.0.1.5', 'a relay\'s address is its own');
 });

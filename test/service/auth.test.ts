@@ -36,7 +36,7 @@ test('a join is found until the join TTL has passed', async () => {
   advance(29_999);
   assert.deepEqual(await service.hasJoined('ALICE', 's'), { userUUID: alice.id });
   advance(1);
-  await assert.rejects(service.hasJoined('alice', 's'), { kind: 'not_found' });
+  await assert.rejects(async () => service.hasJoined('alice', 's'), { kind: 'not_found' });
 });
 
 test('a hash with old parameters is replaced on the next successful login only', async () => {
@@ -69,7 +69,7 @@ test('a name outside the rule finds no one, even when toLowerCase() folds it ont
   await service.join(accessToken, kate.id, 's');
   const kelvin = '\u212Aate'; // KELVIN SIGN: "\u212Aate".toLowerCase() === "kate"
   await assert.rejects(service.login(kelvin, 'open-sesame'), { kind: 'invalid', message: 'Field "login" is not a valid player name' });
-  await assert.rejects(service.hasJoined(kelvin, 's'), { kind: 'invalid', message: 'Field "username" is not a valid player name' });
+  await assert.rejects(async () => service.hasJoined(kelvin, 's'), { kind: 'invalid', message: 'Field "username" is not a valid player name' });
   assert.deepEqual(await service.profiles([kelvin]), { found: [], ignored: 1 });
 });
 

@@ -231,7 +231,7 @@ test('refusals over a limit do no work and count no failure', async () => {
   // A lone surrogate would be hashed as U+FFFD, making "\ud800x" and "\udfffx" one password.
   await assert.rejects(service.login('alice', '\ud800x'), { kind: 'invalid', message: 'Field "password" is not well-formed Unicode' });
   await assert.rejects(service.addUser({ name: 'Bob', password: '\udfffx' }), { kind: 'invalid', message: 'The password is not well-formed Unicode' });
-  await assert.rejects(service.hasJoined('alice', '\udfff'), { kind: 'invalid', message: 'Field "serverID" is not well-formed Unicode' });
+  await assert.rejects(async () => service.hasJoined('alice', '\udfff'), { kind: 'invalid', message: 'Field "serverID" is not well-formed Unicode' });
   assert.equal(checks.count, 0);
   await service.login('alice', 'right-password');
 });
