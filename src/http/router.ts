@@ -51,12 +51,8 @@ export function createRouter(basePath: string, routes: Routes): (method: string,
   // A route's pattern as registered, without the base path (`/textures/:hash`), and its segments with it.
   const base = normalizeBasePath(basePath);
   const table = Object.entries(routes).map(([pattern, methods]) => ({ pattern, segments: (base + pattern).split('/'), methods }));
-  // A path with no parameter is found in one look-up, unless a route with parameters before it takes it too.
-  const exact = new Map<string, (typeof table)[number]>();
-  for (const [i, route] of table.entries()) {
-    const shadowed = table.slice(0, i).some((r) => match(r.segments, route.segments));
-    if (!route.pattern.includes('/:') && !shadowed) exact.set(base + route.pattern, route);
-  }
+  // A route without parameters is found in one look-up, and first: before any pattern that would take its path too.
+  const exact = new Map(table.filter((r) => !r.pattern.includes('/:')).map((r) => [base + r.pattern, r]));
   return (method, path) => {
     let route = exact.get(path);
     let params: Params = {};
