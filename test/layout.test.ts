@@ -20,6 +20,7 @@ const PARTS = [
   'src/store/',
   'src/crypto/',
   'src/limits.ts, src/uuid.ts, src/json-shape.ts',
+  'src/areas/',
   'src/textures/',
   'src/admin/',
   'src/account/',

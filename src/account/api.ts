@@ -8,8 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerFor, countLogin, deviceNamed, loginClient, notePlayer, type Area, type LoginLimit } from '../http/app.ts';
-import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
-import { jsonBody, stringField } from '../http/fields.ts';
+import { isoTime, jsonBody } from '../areas/requests.ts';
+import { HttpError, sendResult } from '../http/envelope.ts';
+import { stringField } from '../http/fields.ts';
 import type { Handler } from '../http/router.ts';
 import { NAME_PATTERN } from '../limits.ts';
 import { createWindowLimit, type WindowLimits } from '../ops/window-limit.ts';

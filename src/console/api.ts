@@ -6,8 +6,9 @@
 // and the CLI, so every rule holds here too, and leaves a log line and a row of the audit trail.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { notePlayer, type Area } from '../http/app.ts';
-import { HttpError, isoTime, sendResult } from '../http/envelope.ts';
-import { jsonBody, knownQuery, stringField, type JsonObject } from '../http/fields.ts';
+import { isoTime, jsonBody, knownQuery } from '../areas/requests.ts';
+import { HttpError, sendResult } from '../http/envelope.ts';
+import { stringField, type JsonObject } from '../http/fields.ts';
 import { pathOf, type Handler, type Params, type Routes } from '../http/router.ts';
 import { INVITE_ID, type Invites } from '../invites/invites.ts';
 import type { Logger } from '../ops/log.ts';

@@ -31,9 +31,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(json);
 }
 
-/** A time in an answer: ISO 8601, or null for none. */
-export const isoTime = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
 export function sendResult(res: ServerResponse, result: unknown): void {
   sendJson(res, 200, { success: true, result });
 }

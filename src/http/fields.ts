@@ -1,9 +1,5 @@
 // Reading the expected fields of a parsed body, refusing any other shape with a 400.
-import type { IncomingMessage } from 'node:http';
-import { quote } from '../service/errors.ts';
-import { readJson } from './body.ts';
 import { HttpError } from './envelope.ts';
-import { queryOf } from './router.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -12,26 +8,6 @@ export function requireObject(body: unknown): JsonObject {
     throw new HttpError(400, 'Request body must be a JSON object');
   }
   return body as JsonObject;
-}
-
-/** Refuses the first of `keys` that is not `known`: a typo must be refused, not silently ignored into a different result. */
-function refuseUnknown(what: string, keys: Iterable<string>, known: string[]): void {
-  const unknown = [...keys].find((key) => !known.includes(key));
-  if (unknown !== undefined) throw new HttpError(400, `Unknown ${what} ${quote(unknown)}: this call takes ${known.join(', ')}`);
-}
-
-/** The JSON object of the body, holding no field but `known` (`offlineUUID` for `offlineUuid` is refused). */
-export async function jsonBody(req: IncomingMessage, known: string[]): Promise<JsonObject> {
-  const body = requireObject(await readJson(req));
-  refuseUnknown('field', Object.keys(body), known);
-  return body;
-}
-
-/** The query string's parameters, holding none but `known` (`?modle=slim` is refused). */
-export function knownQuery(req: IncomingMessage, known: string[]): URLSearchParams {
-  const query = queryOf(req);
-  refuseUnknown('query parameter', query.keys(), known);
-  return query;
 }
 
 /** The field `name` as a string. Only own properties count, so `__proto__` tricks read nothing (and find the field missing). */

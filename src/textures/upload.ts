@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { readBody } from '../http/body.ts';
 import { HttpError } from '../http/envelope.ts';
-import { knownQuery } from '../http/fields.ts';
+import { knownQuery } from '../areas/requests.ts';
 import { MAX_TEXTURE_BYTES } from './limits.ts';
 import type { HostedUpload } from './hosted.ts';
 import type { TextureKind } from './rules.ts';
