@@ -1,6 +1,6 @@
 // The SQLite store: one file in WAL mode, shared safely by the server and CLI processes.
 import type { StatementSync } from 'node:sqlite';
-import { BUSY_TIMEOUT_MS } from '../limits.ts';
+import { BUSY_TIMEOUT_MS, SQLITE_CACHE_KIB } from '../limits.ts';
 import { migrate } from './schema.ts';
 import { endSharedRead, sharedRead, transaction } from './transaction.ts';
 import type { CreateResult, Invite, Player, Store, User } from './store.ts';
@@ -35,6 +35,7 @@ export async function openSqliteStore(path: string, synchronous: Synchronous = '
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA foreign_keys = ON');
+    db.exec(`PRAGMA cache_size = -${SQLITE_CACHE_KIB}`);
     // NORMAL (with WAL): a commit reaches the operating system before the answer goes out, so a
     // crash of the process loses nothing, and no fsync blocks the event loop on every write.
     // FULL also survives power loss, at the price of one fsync per commit.
