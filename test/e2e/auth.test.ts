@@ -34,9 +34,12 @@ before(async () => {
   Object.assign(uuids, { alice, mixed, carol, dave, erin });
   [server, short] = await Promise.all([startServer(['--db', db]), startServer(['--db', db, '--token-ttl', '1'])]);
   // Issued now; its expiry is checked at the end, so the wait overlaps the other tests.
+  const asked = Date.now();
   const r = await login(short, 'Tess_Ttl', 'tess-secret');
   shortToken = { accessToken: r.accessToken, userUUID: r.userUUID, at: Date.now() };
-  assert.equal(await join(short, r.accessToken, r.userUUID, 'fresh'), true);
+  const joined = await join(short, r.accessToken, r.userUUID, 'fresh');
+  // Live for a second from its issue (after `asked`): a busy machine may take longer than that to join.
+  if (Date.now() - asked < 1000) assert.equal(joined, true);
 });
 
 after(async () => {
