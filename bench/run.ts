@@ -8,8 +8,8 @@
 // validation over node:sqlite, bench/fastify.ts) and the built dist/server.js: /hasJoined (with
 // its log line, and again with --log-level error), /profile, /profiles (10 names), /join,
 // /hasJoined at 80% of its peak (for its p99), then 2 workers. It loads them in --rounds rounds,
-// each server in turn in each (A B C A B C ...), so that a change in the machine's load weighs on
-// all of them alike: a row's figures are the medians of its rounds', and each ratio the median of
+// each server in turn in each (A B C A B C ...), a path's servers one after the other, so that a
+// change in the machine's load weighs on all of them alike: a row's figures are the medians of its rounds', and each ratio the median of
 // the rounds' ratios. When the baseline's or the floor's CPU a request moves more than
 // MAX_REFERENCE_SPREAD between rounds, the run quotes no ratio. Then /auth, in rounds of its own
 // that alternate it with the raw scrypt rate it is set against.
@@ -563,14 +563,17 @@ try {
   const lookUps = ENDPOINTS.filter((e) => e.path !== '/auth');
   for (let round = 1; round <= ROUNDS; round++) {
     const turn = (spec: RowSpec, on: Started, options?: LoadOptions): Promise<Measured> => measure(spec, on, bodies[spec.path]!, options, round);
-    for (const path of FLOOR_PATHS) await turn({ endpoint: `floor ${path}`, path }, floor);
-    await turn({ endpoint: BASELINE, path: '/hasJoined' }, baseline);
-    for (const path of FLOOR_PATHS) await turn({ endpoint: `fastify ${path}`, path }, fastify);
-    if (other) for (const e of lookUps) await turn({ endpoint: `${e.label} (--compare)`, path: e.path, vsFastify: true }, other);
     let peakRate = 0;
+    // A path's rows one after the other (floor, baseline, fastify, --compare's build, this one):
+    // a ratio sets figures of the same minute against each other, as the machine's speed drifts.
     for (const e of lookUps) {
-      const m = await turn({ endpoint: e.label, path: e.path, vsFastify: true }, server);
-      if (e.path !== '/hasJoined') continue;
+      const path = e.path;
+      if (FLOOR_PATHS.includes(path)) await turn({ endpoint: `floor ${path}`, path }, floor);
+      if (path === '/hasJoined') await turn({ endpoint: BASELINE, path }, baseline);
+      if (FLOOR_PATHS.includes(path)) await turn({ endpoint: `fastify ${path}`, path }, fastify);
+      if (other) await turn({ endpoint: `${e.label} (--compare)`, path, vsFastify: true }, other);
+      const m = await turn({ endpoint: e.label, path, vsFastify: true }, server);
+      if (path !== '/hasJoined') continue;
       peakRate = m.rps;
       await turn({ endpoint: LOG_OFF, path: e.path, vsFastify: true }, quiet);
       const y = YGGDRASIL_HAS_JOINED;
@@ -764,7 +767,7 @@ try {
   const listed = (rs: { endpoint: string; spread?: number }[]): string => rs.map((r) => `${r.endpoint} ${times(r.spread)}`).join(', ');
   const summary = [
     `${USERS} players, ${CONNECTIONS} connections; ${ROUNDS} round${ROUNDS > 1 ? 's' : ''}, ${DURATION} s a row after ${WARMUP} s of warm-up; node ${process.versions.node}.`,
-    `Each round loads every server in turn: floor, baseline, fastify,${values.compare === undefined ? '' : ' --compare,'} dist/server.js. A row's figures are the median of its rounds' (requests, errors summed); /auth: ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} of its own after them, ${AUTH_DURATION} s each, each followed by the raw scrypt rate for as long${PG ? '; the postgres rows: one pass after that' : ''}.`,
+    `Each round loads every path in turn, and each path's servers one after the other: floor, baseline, fastify,${values.compare === undefined ? '' : ' --compare,'} dist/server.js. A row's figures are the median of its rounds' (requests, errors summed); /auth: ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} of its own after them, ${AUTH_DURATION} s each, each followed by the raw scrypt rate for as long${PG ? '; the postgres rows: one pass after that' : ''}.`,
     ...(values.compare === undefined ? [] : [`(--compare): ${values.compare}.`]),
     `Load generator: ${generatorName} (${generatorNote}).`,
     PINNED ? 'Server on core 0, load generator on core 1 (taskset); the 2-worker row runs on both.' : 'Not pinned: taskset is missing or there is one core; server and load share the cores.',
