@@ -1,15 +1,15 @@
 // What a request's log line costs the server, measured alone: the logger called as the server
-// calls it for each request (the same fields), its lines gathered into one write a turn of the
-// event loop, to standard output. Run it with standard output to a pipe, as under systemd:
+// calls it for each request (the same fields), its lines gathered into one write as the server's
+// are, to standard output. Run it with standard output to a pipe, as under systemd:
 //
 //   node --import tsx bench/log-line.ts | cat > /dev/null
 //
 // It prints, on standard error, CPU µs a line (user + system) for each of 5 rounds of 200,000
-// lines, 20 lines a turn (a busy server answers several requests a turn).
+// lines, A_TURN lines a turn of the event loop (a busy server answers a few requests a turn).
 import { createLogger } from '../src/ops/log.ts';
 
 const LINES = 200_000;
-const A_TURN = 20;
+const A_TURN = Number(process.env.A_TURN ?? 3);
 const log = createLogger('info', process.stdout, { buffered: true, format: 'json' });
 let reqId = 0;
 
