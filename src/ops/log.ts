@@ -109,7 +109,7 @@ function prettyLine(at: At, time: number, msg: string, fields: LogFields): strin
 export function createLogger(
   level: LogLevel,
   out: Writable,
-  { now = Date.now, buffered = false, format = 'json' }: { now?: () => number; buffered?: boolean; format?: LogFormat } = {},
+  { now = Date.now, buffered = false, format = 'json', gatherMs = GATHER_MS }: { now?: () => number; buffered?: boolean; format?: LogFormat; gatherMs?: number } = {},
 ): Logger {
   const pretty = resolveLogFormat(format, out) === 'pretty';
   let held = '';
@@ -123,7 +123,7 @@ export function createLogger(
   const emit = (line: string): void => {
     if (!buffered) return void out.write(line);
     // Unreferenced: held lines keep no process from exiting (the exit writes them).
-    if (held === '') setTimeout(flush, GATHER_MS).unref();
+    if (held === '') setTimeout(flush, gatherMs).unref();
     held += line;
     if (held.length > MAX_BUFFERED_CHARS) flush();
   };

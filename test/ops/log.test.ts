@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import { createLogger, LOG_LEVELS, resolveLogFormat, type LogFormat, type LogLevel } from '../../src/ops/log.ts';
 
 /** A logger at `level` whose clock reads `now`, and what it wrote, as chunks. */
-function capture(level: LogLevel, now = 1_700_000_000_123, buffered = false, format?: LogFormat, isTTY?: boolean) {
+function capture(level: LogLevel, now = 1_700_000_000_123, buffered = false, format?: LogFormat, isTTY?: boolean, gatherMs?: number) {
   const chunks: string[] = [];
   const out = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -21,7 +21,7 @@ function capture(level: LogLevel, now = 1_700_000_000_123, buffered = false, for
     },
   });
   if (isTTY !== undefined) Object.assign(out, { isTTY });
-  const log = createLogger(level, out, { now: () => now, buffered, format });
+  const log = createLogger(level, out, { now: () => now, buffered, format, gatherMs });
   const text = (): string => chunks.join('');
   const lines = (): Record<string, any>[] => text().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
   return { log, chunks, text, lines };
@@ -150,23 +150,28 @@ async function writes(chunks: string[], n: number): Promise<void> {
 }
 
 // Rule: a buffered logger gathers the lines of a short while (several turns of the event loop)
-// into one write (one system call, not one a request nor one a turn), and holds back no more
-// than MAX_BUFFERED_CHARS.
-test('a buffered logger writes the lines of several turns in one write, soon after, and early when they pile up', async () => {
-  const c = capture('info', 1, true);
+// into one write (one system call, not one a request nor one a turn), writes them soon after,
+// and holds back no more than MAX_BUFFERED_CHARS.
+test('a buffered logger writes the lines of several turns in one write, and early when they pile up', async () => {
+  const c = capture('info', 1, true, undefined, undefined, 60_000);
   c.log.info('one');
   await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
   c.log.info('two');
-  assert.equal(c.chunks.length, 0, 'nothing written yet');
-  await writes(c.chunks, 1);
-  assert.deepEqual(c.lines().map((l) => l.msg), ['one', 'two'], 'one write for the lines of two turns');
+  assert.equal(c.chunks.length, 0, 'nothing written yet, turns later');
   const big = 'x'.repeat(40 * 1024);
   c.log.info(big);
+  assert.equal(c.chunks.length, 0);
   c.log.info(big);
-  assert.equal(c.chunks.length, 2, 'more than 64 KiB held: written at once');
-  c.log.info('after');
-  await writes(c.chunks, 3);
-  assert.deepEqual(c.lines().map((l) => l.msg.length), [3, 3, big.length, big.length, 5]);
+  assert.equal(c.chunks.length, 1, 'more than 64 KiB held: written at once, in one write');
+  assert.deepEqual(c.lines().map((l) => l.msg.length), [3, 3, big.length, big.length]);
+});
+
+test('a buffered logger writes what it holds soon, unasked', async () => {
+  const c = capture('info', 1, true);
+  c.log.info('soon');
+  await writes(c.chunks, 1);
+  assert.deepEqual(c.lines().map((l) => l.msg), ['soon']);
 });
 
 /** Runs `work` with the process in time zone `tz` (Node reads TZ again when it is set). */
