@@ -47,7 +47,10 @@ test('systemd-socket-activate, as the page runs it: the first connection starts 
     });
     const health = await fetchReply(`http://127.0.0.1:${port}/health`);
     assert.equal(health.status, 200, health.text);
-    assert.match(out, new RegExp(`mcauth listening on http://127\\.0\\.0\\.1:${port} \\(.*, on the socket systemd passed as fd 3\\)`), out);
+    // The log gathers its lines a moment before it writes them: wait for the line, not the moment.
+    const banner = new RegExp(`mcauth listening on http://127\\.0\\.0\\.1:${port} \\(.*, on the socket systemd passed as fd 3\\)`);
+    while (!banner.test(out) && child.exitCode === null) await new Promise((r) => child.stdout.once('data', r));
+    assert.match(out, banner, out);
     assert.equal(listenBacklog(port), SYSTEMD_SOCKET_BACKLOG, 'the backlog of the socket the server listens on');
   } finally {
     child.kill('SIGTERM');

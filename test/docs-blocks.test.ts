@@ -200,6 +200,8 @@ const NOT_RUNNABLE: Record<string, string> = {
   'importing.md: mysql --batch --raw --skip-column-names cabinet \\': 'needs a MySQL server holding a web cabinet database',
   'performance.md: npm run bench                                      # 100,000 players; start and memory at 100,000 and 1,000,000':
     'a benchmark of many minutes at up to 1,000,000 players (and PostgreSQL server binaries for --postgres), on a machine shared with other work',
+  'performance.md: npm run bench:profile                               # /hasJoined, 100,000 players, 10 s after 2 s of warm-up':
+    'a profile under load of a quarter of a minute a run, on a machine shared with other work',
 };
 
 /**
