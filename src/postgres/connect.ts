@@ -226,6 +226,21 @@ recoverable.push((err) => {
 });
 
 /**
+ * The driver's other fault from a timer: a pool ended with a grace (a replaced one, see
+ * replaceablePool) that still holds work when the grace is over is destroyed by an async
+ * function whose rejection (CONNECTION_DESTROYED) nothing can catch. Seen under load on Deno,
+ * with a database too slow for the calls' deadline. That pool was let go already, and its
+ * queries were failed (answered 503); nothing else is touched.
+ */
+const isEndingFault = (err: Error): boolean =>
+  (err as { code?: unknown }).code === 'CONNECTION_DESTROYED' && /destroy[^\n]*postgres[\\/](?:cjs[\\/])?src[\\/]index\.js/.test(err.stack ?? '');
+
+recoverable.push((err) => {
+  if (!isEndingFault(err) || replaceable.size === 0) return undefined;
+  return `the PostgreSQL driver failed the last queries of a pool it had let go (${err.message}); the current pool is untouched`;
+});
+
+/**
  * A driver instance that forwards every use to the current one of `open`'s, so that the pool
  * behind it can be replaced (see replaceable) without the store noticing; `end` ends it for good.
  * `open` is told how many pools came before: the hosts a replacement tries first turn by one.

@@ -28,3 +28,25 @@ test("the driver's fault on a closed connection replaces the pool; other errors 
   }
   assert.deepEqual(recoverable.map((recover) => recover(driverFault())).filter((s) => s !== undefined), [], 'with no pool open, nothing to recover');
 });
+
+/** The rejection of the driver's pool destroy, from a timer (stack as Deno printed it in a run of test/e2e/postgres.test.ts). */
+function endingFault(): Error {
+  const err = Object.assign(new Error('write CONNECTION_DESTROYED 127.0.0.1:22569'), { code: 'CONNECTION_DESTROYED' });
+  err.stack = `Error: ${err.message}\n    at Object.terminate (file:///srv/mcauth/node_modules/postgres/src/connection.js:425:20)\n    at file:///srv/mcauth/node_modules/postgres/src/index.js:385:46\n    at Array.map (<anonymous>)\n    at Timeout.destroy [as _onTimeout] (file:///srv/mcauth/node_modules/postgres/src/index.js:385:35)`;
+  return err;
+}
+
+test("the driver's rejection when it destroys a pool it let go does not end the process, and leaves the current pool", async () => {
+  const sql = await connectPostgres('postgres://nobody@127.0.0.1:9/none', {});
+  try {
+    const before = sql.options;
+    const said = recoverable.map((recover) => recover(endingFault())).filter((s) => s !== undefined);
+    assert.equal(said.length, 1);
+    assert.match(said[0]!, /a pool it had let go/);
+    assert.equal(sql.options, before, 'the same pool');
+    const elsewhere = Object.assign(new Error('write CONNECTION_DESTROYED'), { code: 'CONNECTION_DESTROYED' });
+    assert.deepEqual(recoverable.map((recover) => recover(elsewhere)).filter((s) => s !== undefined), [], 'the code alone, from elsewhere, is not recovered');
+  } finally {
+    await sql.end({ timeout: 0 });
+  }
+});
