@@ -381,9 +381,9 @@ export async function startServer(config: ServeConfig, store: Store, log: Logger
     proxies,
     areas: areas(service, store, config, { render: metrics?.render, loginLimit, limits, key, admins: consoleData && { data: consoleData, log } }),
     logError: (message, err) => log.error(message, {}, err),
-    onAnswered: (r, res) => {
+    onAnswered: (r, req, res) => {
       inFlight.delete(res);
-      connections.ended(res.req.socket);
+      connections.ended(req.socket);
       metrics?.observe(r);
       logins?.observe(r);
       const { method, path, status, outcome, player, client, reason } = r;

@@ -36,8 +36,8 @@ export interface AppOptions {
   areas?: Area[];
   /** Where unexpected errors are reported; their details never reach the caller. */
   logError: (message: string, err: unknown) => void;
-  /** Called once a request is over (answered, or its client gone), with its response. */
-  onAnswered?: (request: AnsweredRequest, res: ServerResponse) => void;
+  /** Called once a request is over (answered, or its client gone), with it and its response. */
+  onAnswered?: (request: AnsweredRequest, req: IncomingMessage, res: ServerResponse) => void;
   /** Throws the refusal of a request the server has no room for, once its route is known (so /join still answers in-band). */
   shed?: (req: IncomingMessage, res: ServerResponse, caller: Caller) => void;
 }
@@ -74,7 +74,7 @@ export type LoginLimit = (address: string, now: number, proxied: boolean) => num
  * joins, look-ups), why, and the player it is about (noted before anything can refuse it).
  */
 type Exchange = Pick<AnsweredRequest, 'outcome' | 'reason' | 'player'> & { caller: Caller };
-const exchanges = new WeakMap<IncomingMessage, Exchange>();
+const exchanges = new WeakMap<IncomingMessage | ServerResponse, Exchange>();
 
 /** Who made a request the app has seen. */
 export const callerFor = (req: IncomingMessage): Caller => exchanges.get(req)!.caller;
@@ -139,7 +139,7 @@ const IN_BAND: Record<string, unknown> = { '/join': false, '/profiles': [] };
 
 /** Names the player a request is about (a login, an admin change) in its log line, cut to a bound. */
 export function notePlayer(res: ServerResponse, name: string): void {
-  exchanges.get(res.req)!.player = name.slice(0, MAX_LOGGED_PLAYER_CHARS);
+  exchanges.get(res)!.player = name.slice(0, MAX_LOGGED_PLAYER_CHARS);
 }
 
 /**
@@ -290,7 +290,8 @@ export function createApp(service: Service, options: AppOptions): RequestListene
     // Now: once the connection is gone, the socket may no longer know its peer.
     const keyed = keyCheck?.(req) ?? false;
     const exchange: Exchange = { caller: callerOf(req, relays, proxies, keyed) };
-    exchanges.set(req, exchange);
+    // Under both: a capability notes a player on the response (a runtime's may not know its request).
+    exchanges.set(req, exchange).set(res, exchange);
     // The route, or the 404 or 405 to answer once the caller is let in: a refused request is counted under its route.
     const matched = route(req.method ?? '', path);
     if (answered) {
@@ -300,7 +301,7 @@ export function createApp(service: Service, options: AppOptions): RequestListene
         const status = res.writableFinished ? res.statusCode : CLIENT_GONE;
         const seconds = (performance.now() - started) / 1000;
         const label = matched instanceof HttpError ? UNMATCHED : matched.route;
-        answered({ method: req.method ?? '', path: path.slice(0, MAX_LOGGED_PATH), route: label, status, seconds, outcome, reason, player, client: caller.address }, res);
+        answered({ method: req.method ?? '', path: path.slice(0, MAX_LOGGED_PATH), route: label, status, seconds, outcome, reason, player, client: caller.address }, req, res);
       });
     }
     let found: Match | undefined;
