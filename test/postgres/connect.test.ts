@@ -12,21 +12,24 @@ function driverFault(): TypeError {
   return err;
 }
 
+/** What the recoverable faults said of `err`: one message for a fault a part recovered from, none else. */
+const recovered = (err: Error): string[] => recoverable.map((recover) => recover(err)).filter((said) => said !== undefined);
+
 test("the driver's fault on a closed connection replaces the pool; other errors are left to end the process", async () => {
   // No connection is made until a query: a pool to nowhere will do.
   const sql = await connectPostgres('postgres://nobody@127.0.0.1:9/none', {});
   try {
     const before = sql.options;
-    const said = recoverable.map((recover) => recover(driverFault())).filter((s) => s !== undefined);
+    const said = recovered(driverFault());
     assert.equal(said.length, 1);
     assert.match(said[0]!, /connections were replaced/);
     assert.notEqual(sql.options, before, 'a new pool behind the same handle');
     const other = new TypeError("Cannot read properties of null (reading 'write')");
-    assert.deepEqual(recoverable.map((recover) => recover(other)).filter((s) => s !== undefined), [], 'a fault elsewhere is not recovered');
+    assert.deepEqual(recovered(other), [], 'a fault elsewhere is not recovered');
   } finally {
     await sql.end({ timeout: 0 });
   }
-  assert.deepEqual(recoverable.map((recover) => recover(driverFault())).filter((s) => s !== undefined), [], 'with no pool open, nothing to recover');
+  assert.deepEqual(recovered(driverFault()), [], 'with no pool open, nothing to recover');
 });
 
 /** The rejection of the driver's pool destroy, from a timer (stack as Deno printed it in a run of test/e2e/postgres.test.ts). */
@@ -40,12 +43,12 @@ test("the driver's rejection when it destroys a pool it let go does not end the 
   const sql = await connectPostgres('postgres://nobody@127.0.0.1:9/none', {});
   try {
     const before = sql.options;
-    const said = recoverable.map((recover) => recover(endingFault())).filter((s) => s !== undefined);
+    const said = recovered(endingFault());
     assert.equal(said.length, 1);
     assert.match(said[0]!, /a pool it had let go/);
     assert.equal(sql.options, before, 'the same pool');
     const elsewhere = Object.assign(new Error('write CONNECTION_DESTROYED'), { code: 'CONNECTION_DESTROYED' });
-    assert.deepEqual(recoverable.map((recover) => recover(elsewhere)).filter((s) => s !== undefined), [], 'the code alone, from elsewhere, is not recovered');
+    assert.deepEqual(recovered(elsewhere), [], 'the code alone, from elsewhere, is not recovered');
   } finally {
     await sql.end({ timeout: 0 });
   }
