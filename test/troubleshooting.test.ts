@@ -54,3 +54,26 @@ test('every message, reason, outcome, flag and metric it quotes is the program\'
   }
   assert.ok(checked >= 20, `${checked} quotes checked`);
 });
+
+test('each refusal it lists under 429 answers 429, and each it says answers 503 does', () => {
+  const lines = sources().split('\n');
+  const section = PAGE.split(/^## /m).find((s) => s.startsWith('Logins are refused with 429'))!;
+  const [as429, as503] = section.split(/^Two refusals of the same kind answer \*\*503\*\*/m);
+  assert.ok(as503 !== undefined, 'the section names the refusals that answer 503');
+  // The status the source gives a message: on its line, else on the next two, a 429 or 503, or the
+  // service's kind that the HTTP layer maps to it (src/http/app.ts's STATUS).
+  const statusOf = (message: string): number | undefined => {
+    const at = lines.findIndex((l) => l.includes(message));
+    assert.ok(at >= 0, `src/ holds "${message}"`);
+    for (const near of [lines[at]!, lines.slice(at, at + 3).join('\n')]) {
+      if (/\b429\b|'throttled'/.test(near)) return 429;
+      if (/\b503\b|'busy'/.test(near)) return 503;
+    }
+    return undefined;
+  };
+  for (const [text, status] of [[as429!, 429], [as503, 503]] as const) {
+    const messages = [...text.matchAll(/^- \*\*`([^`]+)`\*\*/gm)].map((m) => m[1]!.split(/\bN\b/)[0]!.trim());
+    assert.ok(messages.length >= 2, `${messages.length} messages listed for ${status}`);
+    for (const message of messages) assert.equal(statusOf(message), status, `"${message}" answers ${status}`);
+  }
+});
