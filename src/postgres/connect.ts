@@ -241,6 +241,19 @@ recoverable.push((err) => {
 });
 
 /**
+ * A connect's failure raised where no one listens: on Deno, seen with a database stopped and a
+ * refusing second host, after the driver had let that socket go (its listeners removed when it
+ * closed). mcauth makes no other outgoing connection, so while a pool is open such an error is
+ * that socket's, and the driver has moved on from it already; nothing is replaced.
+ */
+const isLostConnect = (err: Error): boolean => (err as { syscall?: unknown }).syscall === 'connect' && /^E[A-Z]+$/.test(String((err as { code?: unknown }).code));
+
+recoverable.push((err) => {
+  if (!isLostConnect(err) || replaceable.size === 0) return undefined;
+  return `the PostgreSQL driver left a failed connect unheard (${err.message}); it had let that socket go, and its pool goes on`;
+});
+
+/**
  * A driver instance that forwards every use to the current one of `open`'s, so that the pool
  * behind it can be replaced (see replaceable) without the store noticing; `end` ends it for good.
  * `open` is told how many pools came before: the hosts a replacement tries first turn by one.

@@ -53,3 +53,19 @@ test("the driver's rejection when it destroys a pool it let go does not end the 
     await sql.end({ timeout: 0 });
   }
 });
+
+test("a failed connect raised where no one listens does not end the process while a pool is open; with none, it is left to", async () => {
+  const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED', syscall: 'connect', address: '127.0.0.1', port: 9 });
+  const sql = await connectPostgres('postgres://nobody@127.0.0.1:9/none', {});
+  try {
+    const before = sql.options;
+    const said = recovered(refused());
+    assert.equal(said.length, 1);
+    assert.match(said[0]!, /failed connect unheard \(connect ECONNREFUSED 127\.0\.0\.1:9\)/);
+    assert.equal(sql.options, before, 'the same pool');
+    assert.deepEqual(recovered(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' })), [], 'not a connect');
+  } finally {
+    await sql.end({ timeout: 0 });
+  }
+  assert.deepEqual(recovered(refused()), [], 'with no pool open, nothing to recover');
+});
