@@ -43,3 +43,42 @@ export const startOrder = (files: string[]): string[] => [
   ...LONG_FILES.filter((f) => files.includes(f)),
   ...files.filter((f) => !LONG_FILES.includes(f)),
 ];
+
+/**
+ * End-to-end files that `npm run test:deno` leaves to the Node phase. Each tests rules the server
+ * computes in its own JavaScript, the same on either runtime (a throttle's counts and waits, who
+ * shares a limit, what a request or a command line may hold, what an account may do), through
+ * surfaces the files Deno does run cover there: the HTTP server and its parser (http, envelope,
+ * headers, connections, fuzz), the stores and the PostgreSQL driver under an outage and a
+ * failover, signals, restarts and crashes, the commands under Deno's permissions, the account and
+ * admin pages, textures and the Yggdrasil API's signing. Run twice they cost the suite a third
+ * of its time (R57: the Deno phase took 619 of 1,609 s, its timing files 262 s one at a time)
+ * and found nothing on Deno that a file it keeps did not.
+ */
+export const NODE_ONLY_FILES = [
+  // The rules of guessing, throttling and fairness, and the files that time them under load.
+  'test/e2e/guessers.test.ts',
+  'test/e2e/address-rules.test.ts',
+  'test/e2e/account-device.test.ts',
+  'test/e2e/flood.test.ts',
+  'test/e2e/fairness.test.ts',
+  'test/e2e/reset-flood.test.ts',
+  'test/e2e/overload.test.ts',
+  'test/e2e/throttle.test.ts',
+  // An account's rules, the caller secret, the admin API, field limits, what each generation sends.
+  'test/e2e/lifecycle.test.ts',
+  'test/e2e/api-key.test.ts',
+  'test/e2e/admin.test.ts',
+  'test/e2e/limits.test.ts',
+  'test/e2e/variant.test.ts',
+  'test/e2e/launcher-generations.test.ts',
+  // Commands, imports, warnings and metrics: deno-permissions.test.ts runs the commands on Deno.
+  'test/e2e/cli.test.ts',
+  'test/e2e/import.test.ts',
+  'test/e2e/startup-warnings.test.ts',
+  'test/e2e/metrics.test.ts',
+  // Several nodes on one PostgreSQL database: the driver on Deno is postgres-outage's,
+  // postgres-failover's, postgres-setup's and db-copy's; --workers is Node's alone.
+  'test/e2e/postgres.test.ts',
+  'test/e2e/workers.test.ts',
+];

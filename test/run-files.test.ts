@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import type { PhaseReport } from './file-times.ts';
 import { childEnv, ROOT, runProc, tempDir } from './helpers/process.ts';
-import { FILES_AT_ONCE, LONG_FILES, startOrder, TIMING_FILES } from './file-groups.ts';
+import { FILES_AT_ONCE, LONG_FILES, NODE_ONLY_FILES, startOrder, TIMING_FILES } from './file-groups.ts';
 import { postgresMissing, SHARED_CLUSTER_ENV } from './helpers/postgres.ts';
 
 const { dir, cleanup } = tempDir();
@@ -57,7 +57,7 @@ test('${name}', async () => {
 }
 
 /** Runs the runner over a fresh fixture in which the files `failing` fail; its output, exit status, log and report. */
-async function runFixture(name: string, failing: string[] = []) {
+async function runFixture(name: string, failing: string[] = [], env: Record<string, string> = {}) {
   const root = join(dir, name);
   for (const file of [...TOGETHER, ...ALONE]) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
@@ -66,7 +66,7 @@ async function runFixture(name: string, failing: string[] = []) {
   const logFile = join(root, 'log');
   writeFileSync(logFile, '');
   const reportFile = join(root, 'report.json');
-  const r = await runProc(runner('test/*.test.ts', 'test/**/*.test.ts'), { cwd: root, env: { FIXTURE_LOG: logFile, MCAUTH_TEST_FILE_TIMES: reportFile }, timeoutMs: 120_000 });
+  const r = await runProc(runner('test/*.test.ts', 'test/**/*.test.ts'), { cwd: root, env: { FIXTURE_LOG: logFile, MCAUTH_TEST_FILE_TIMES: reportFile, ...env }, timeoutMs: 120_000 });
   const log = readFileSync(logFile, 'utf8').trim().split('\n');
   const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as PhaseReport) : undefined;
   return { ...r, log, report };
@@ -259,4 +259,18 @@ test('${name}', async () => {
   const r = await runProc(runner('--all-at-once', 'test/*.test.ts'), { cwd: root, env: { FIXTURE_LOG: logFile }, timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, new RegExp(`^${names.length} files \\(0 of them alone, after the rest\\): ${names.length} tests, ${names.length} passed`, 'm'));
+});
+
+// Rule: the Deno phase leaves the files whose subject is the same on either runtime to Node's.
+test('on Deno (MCAUTH_TEST_RUNTIME=deno) the Node-only files are left out, the others run', async () => {
+  assert.ok(ALONE.every((f) => NODE_ONLY_FILES.includes(f)), 'the fixture\'s timing files are Node-only ones');
+  const r = await runFixture('deno', [], { MCAUTH_TEST_RUNTIME: 'deno' });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.deepEqual(r.log.filter((l) => l.startsWith('start ')).map((l) => l.slice(6)).sort(), [...TOGETHER].sort(), r.log.join('\n'));
+  assert.match(r.stdout, new RegExp(`^${TOGETHER.length} files \\(0 of them alone`, 'm'));
+});
+
+test('every Node-only file exists, and none is a file Deno must run: its permissions, or PostgreSQL under an outage', () => {
+  for (const file of NODE_ONLY_FILES) assert.ok(existsSync(join(ROOT, file)), file);
+  for (const kept of ['test/e2e/deno-permissions.test.ts', 'test/e2e/postgres-outage.test.ts', 'test/e2e/http.test.ts']) assert.ok(!NODE_ONLY_FILES.includes(kept), kept);
 });

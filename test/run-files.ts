@@ -6,6 +6,8 @@
 // slowest files; with MCAUTH_TEST_FILE_TIMES set, it also writes what it printed there as JSON,
 // for test/run-phases.ts to repeat in the run's summary.
 //
+// Under MCAUTH_TEST_RUNTIME=deno it leaves out NODE_ONLY_FILES (file-groups.ts).
+//
 // With --postgres it starts one throwaway PostgreSQL cluster for the phase, on which each file
 // makes databases of its own (test/helpers/postgres.ts), and removes it at the end. With
 // --all-at-once, the first group's files all run at once.
@@ -14,7 +16,7 @@ import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node
 import { constants, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileLine, SLOWEST_SHOWN, type FileTime, type PhaseReport, type TestCounts } from './file-times.ts';
-import { FILES_AT_ONCE, startOrder, TIMING_FILES } from './file-groups.ts';
+import { FILES_AT_ONCE, NODE_ONLY_FILES, startOrder, TIMING_FILES } from './file-groups.ts';
 import type { Cluster } from './helpers/postgres.ts';
 
 const REPORTER = join(import.meta.dirname, 'file-times.ts');
@@ -78,7 +80,9 @@ async function main(argv: string[]): Promise<number> {
   // at once, so the last to start does not run alone at the end.
   const allAtOnce = argv.includes('--all-at-once');
   const patterns = argv.filter((a) => a !== '--postgres' && a !== '--all-at-once');
-  const all = [...new Set(globSync(patterns))].sort();
+  // On Deno, the files whose subject is the same on either runtime are left to the Node phase.
+  const onDeno = process.env.MCAUTH_TEST_RUNTIME === 'deno';
+  const all = [...new Set(globSync(patterns))].sort().filter((f) => !(onDeno && NODE_ONLY_FILES.includes(f)));
   if (all.length === 0) throw new Error(`no test file matches ${patterns.join(' ')}`);
   const timing = all.filter((f) => TIMING_FILES.includes(f));
   const rest = startOrder(all.filter((f) => !TIMING_FILES.includes(f)));
