@@ -1,14 +1,16 @@
 // `npm run release [FOLDER]`: the files an owner downloads, into release/ (or FOLDER):
 //   mcauth-<version>.js               the bundle `npm run build` makes (dist/server.js), for a Node of the host's or Deno
 //   mcauth-<version>-<os>-<arch>      a single executable application: the pinned Node with that bundle inside
-//   SHA256SUMS                        their digests, as `sha256sum -c` reads them
+//   the files of deploy/ a host takes  systemd's units (the service, its socket, the daily backup
+//                                     and its timer), config.example.json and nginx.conf, as they are
+//   SHA256SUMS                        the digests of all of them, as `sha256sum -c` reads them
 // The bundle is built with package.json's own build command (only its output file changed and
 // no source map), so the release cannot drift from what every test runs. The executable is made
 // by the Node pinned in devDependencies (`node --build-sea`), whichever Node runs this script: a
 // single executable application carries the Node that built it.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { BUNDLE_ASSET } from '../src/sea.ts';
@@ -16,6 +18,9 @@ import { BUNDLE_ASSET } from '../src/sea.ts';
 const ROOT = resolve(import.meta.dirname, '..');
 /** The Node that builds (and is) the executable: the one pinned in devDependencies. */
 export const PINNED_NODE = join(ROOT, 'node_modules', 'node', 'bin', 'node');
+
+/** The files of deploy/ the release carries as they are, for a host that has no clone: docs/deployment.md installs them. */
+export const DEPLOY_FILES = ['mcauth.service', 'mcauth.socket', 'mcauth-backup.service', 'mcauth-backup.timer', 'config.example.json', 'nginx.conf'];
 
 export interface Release {
   version: string;
@@ -86,8 +91,14 @@ export function buildRelease(dir = join(ROOT, 'release')): Release {
   chmodSync(executable, 0o755);
   chmodSync(script, 0o644);
 
+  const deployed = DEPLOY_FILES.map((name) => join(dir, name));
+  for (const file of deployed) {
+    copyFileSync(join(ROOT, 'deploy', basename(file)), file);
+    chmodSync(file, 0o644);
+  }
+
   const sums = join(dir, 'SHA256SUMS');
-  writeFileSync(sums, [executable, script].map((f) => `${sha256(f)}  ${basename(f)}\n`).join(''));
+  writeFileSync(sums, [executable, script, ...deployed].map((f) => `${sha256(f)}  ${basename(f)}\n`).join(''));
   return { version, dir, script, executable, sums };
 }
 
