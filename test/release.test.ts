@@ -2,8 +2,8 @@
 // an owner runs it, with no Node on the PATH (a folder holding only the few tools the README's
 // blocks call): SHA256SUMS checks with `sha256sum -c` (and fails on a changed file); the README's
 // quick start runs as written on it; --version and --help say what the .js says on Node; every
-// command works (user, invite, import with a bcrypt hash checked at login in a hash worker
-// thread, backup; db copy with PostgreSQL); `serve --workers 2` answers from two processes of the
+// command works (every user and invite command, --print-config, import with a bcrypt hash
+// checked at login in a hash worker thread, backup; db copy with PostgreSQL); `serve --workers 2` answers from two processes of the
 // executable, and a SIGHUP after an `install` over it replaces them;
 // it takes systemd's socket (LISTEN_FDS) with its workers; and it reaches PostgreSQL through the
 // driver installed beside it, and says where to install the driver when it is not.
@@ -12,12 +12,13 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { buildRelease, type Release } from '../deploy/release.ts';
+import { buildRelease, DEPLOY_FILES, type Release } from '../deploy/release.ts';
 import { VERSION } from '../src/version.ts';
 import { databaseServer, postgresMissing, type DatabaseServer } from './helpers/postgres.ts';
 import { fetchReply, ROOT, runProc, spawnListening, tempDir, timedPost } from './helpers/process.ts';
 import { commands, quickStart, runQuickStart } from './helpers/quickstart.ts';
 import { hasCurl } from './helpers/shell-blocks.ts';
+import { encodePng } from './helpers/png.ts';
 import { startActivated } from './helpers/socket-activation.ts';
 
 const tmp = tempDir();
@@ -60,12 +61,14 @@ describe('npm run release', () => {
     assert.notEqual(r.status, 0, `node is on the test's PATH: ${r.stdout}`);
   });
 
-  test('makes the .js, the executable and SHA256SUMS, which sha256sum -c checks', async () => {
+  test('makes the .js, the executable, the files of deploy/ a host takes, and SHA256SUMS, which sha256sum -c checks', async () => {
     assert.equal(basename(release.script), `mcauth-${VERSION}.js`);
     assert.equal(basename(release.executable), `mcauth-${VERSION}-${process.platform}-${process.arch}`);
+    for (const name of DEPLOY_FILES) assert.equal(readFileSync(join(release.dir, name), 'utf8'), readFileSync(join(ROOT, 'deploy', name), 'utf8'), name);
     const checked = await runProc(['sha256sum', '-c', 'SHA256SUMS'], { cwd: release.dir, env: ENV });
     assert.equal(checked.code, 0, checked.stdout + checked.stderr);
-    assert.deepEqual(checked.stdout.trim().split('\n').sort(), [`${basename(release.executable)}: OK`, `${basename(release.script)}: OK`]);
+    const named = [basename(release.executable), basename(release.script), ...DEPLOY_FILES];
+    assert.deepEqual(checked.stdout.trim().split('\n').sort(), named.map((f) => `${f}: OK`).sort());
     // The check can fail: a changed byte is found.
     const changed = join(tmp.dir, 'changed');
     mkdirSync(changed);
@@ -119,6 +122,50 @@ describe('npm run release', () => {
     const server = await spawnListening([exe, 'serve', '--port', '0', '--db', join(dir, 'copy.db')], { cwd: dir, env: ENV });
     try {
       const login = await post(server.port, '/auth', { login: 'Bob', password: '&^%te$t?Pw@_' });
+      assert.equal(login.body?.success, true, login.text);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('runs every other command: user passwd, rename, lock, unlock, set, skin, cape, reset-link, remove; invite list, revoke; --print-config', async () => {
+    const dir = join(tmp.dir, 'more-commands');
+    mkdirSync(dir);
+    const db = join(dir, 'mcauth.db');
+    const ok = async (args: string[], stdin?: string): Promise<string> => {
+      const r = await run([...args, '--db', db], { cwd: dir, ...(stdin === undefined ? {} : { stdin }) });
+      assert.equal(r.code, 0, `${args.join(' ')}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+      return r.stdout;
+    };
+    await ok(['user', 'add', 'Carol'], 'first-password\n');
+    await ok(['user', 'passwd', 'Carol'], 'second-password\n');
+    await ok(['user', 'rename', 'Carol', 'Caroline']);
+    assert.match(await ok(['user', 'lock', 'Caroline', '--reason', 'a test']), /Caroline/);
+    await ok(['user', 'unlock', 'Caroline']);
+    await ok(['user', 'set', 'Caroline', '--cape-url', 'https://textures.example.org/cape.png']);
+    writeFileSync(join(dir, 'skin.png'), encodePng(64, 64));
+    writeFileSync(join(dir, 'cape.png'), encodePng(64, 32, { seed: 2 }));
+    await ok(['user', 'skin', 'Caroline', 'skin.png', '--slim']);
+    await ok(['user', 'cape', 'Caroline', 'cape.png']);
+    const shown = await ok(['user', 'show', 'Caroline']);
+    assert.match(shown, /skin/i);
+    assert.match(await ok(['user', 'reset-link', 'Caroline']), /\n[0-9a-f]{32}\n/);
+    await ok(['invite', 'create']);
+    const id = /^(\S+) {2}1 use left/m.exec(await ok(['invite', 'list']))?.[1];
+    assert.ok(id, 'invite list names the invite');
+    assert.match(await ok(['invite', 'revoke', id]), /^Revoked invite /);
+    assert.doesNotMatch(await ok(['invite', 'list']), new RegExp(id));
+    await ok(['user', 'remove', 'Caroline']);
+    assert.doesNotMatch(await ok(['user', 'list']), /Caroline/);
+    const printed = await run(['--print-config', '--port', '25599'], { cwd: dir });
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /25599/);
+
+    // The server the executable starts on that database logs in the player the commands made.
+    await ok(['user', 'add', 'Dave'], 'dave-password\n');
+    const server = await spawnListening([exe, 'serve', '--port', '0', '--db', db], { cwd: dir, env: ENV });
+    try {
+      const login = await post(server.port, '/auth', { login: 'Dave', password: 'dave-password' });
       assert.equal(login.body?.success, true, login.text);
     } finally {
       await server.stop();
