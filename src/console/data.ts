@@ -93,6 +93,14 @@ export function idEnd(prefix: string): string {
 export const findQuery = (column: 'name_key' | 'id', op: '>=' | '>', param: (n: number) => string): string =>
   `SELECT id, name, locked_at IS NOT NULL AS locked FROM users WHERE ${column} ${op} ${param(1)} AND ${column} < ${param(2)} ORDER BY ${column} LIMIT ${param(3)}`;
 
+/**
+ * The dashboard's count of locked players, and the index it reads, the same on every SQL backend:
+ * an index of the locked players alone (few), so the count reads them, not a million rows.
+ * The admin page's own index on the core's table, made if missing as its tables are.
+ */
+export const LOCKED_INDEX = 'CREATE INDEX IF NOT EXISTS console_locked_users ON users (locked_at) WHERE locked_at IS NOT NULL;';
+export const LOCKED_COUNT_QUERY = 'SELECT count(*) AS n FROM users WHERE locked_at IS NOT NULL';
+
 /** Where a page of a search starts: at the prefix, or past `after` when it is a key of the prefix's (the last of the page before). */
 export const pageStart = (prefix: string, after: string): { op: '>=' | '>'; from: string } => (after !== '' && after >= prefix ? { op: '>', from: after } : { op: '>=', from: prefix });
 

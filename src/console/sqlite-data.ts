@@ -1,6 +1,7 @@
 // The admin page's data on SQLite: a connection of its own to the store's file, reading the
-// core's tables (never writing them) and keeping its own, made if missing.
-import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from './data.ts';
+// core's tables (never writing them) and keeping its own, made if missing, with its index of the
+// locked players.
+import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, LOCKED_COUNT_QUERY, LOCKED_INDEX, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from './data.ts';
 
 /** How long a statement waits for another connection's write lock (the server's own, other workers'). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -29,6 +30,7 @@ export async function openSqliteConsoleData(path: string): Promise<ConsoleData> 
   const db = new DatabaseSync(path);
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec(SQLITE_TABLES);
+  db.exec(LOCKED_INDEX);
   const search = {
     name_key: { '>=': db.prepare(findQuery('name_key', '>=', () => '?')), '>': db.prepare(findQuery('name_key', '>', () => '?')) },
     id: { '>=': db.prepare(findQuery('id', '>=', () => '?')), '>': db.prepare(findQuery('id', '>', () => '?')) },
@@ -37,7 +39,7 @@ export async function openSqliteConsoleData(path: string): Promise<ConsoleData> 
     const { op, from } = pageStart(prefix, after);
     return found(search[column][op].all(from, column === 'id' ? idEnd(prefix) : nameEnd(prefix), limit));
   };
-  const locked = db.prepare('SELECT count(*) AS n FROM users WHERE locked_at IS NOT NULL');
+  const locked = db.prepare(LOCKED_COUNT_QUERY);
   const failures = db.prepare('SELECT name_key AS key, failures, last_at AS lastAt FROM login_failures WHERE last_at > ? AND failures >= ?');
   const addLogins = db.prepare('INSERT INTO console_logins (minute, ok, failed) VALUES (?, ?, ?) ON CONFLICT (minute) DO UPDATE SET ok = ok + excluded.ok, failed = failed + excluded.failed');
   const dropLogins = db.prepare('DELETE FROM console_logins WHERE minute < ?');

@@ -1,7 +1,7 @@
 // The admin page's data on PostgreSQL (src/console/data.ts): a small pool of its own, opened as
 // the store's is, reading the core's tables (never writing them) and keeping its own tables,
-// made if missing. Loaded only when the database is PostgreSQL.
-import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from '../console/data.ts';
+// made if missing, with its index of the locked players. Loaded only when the database is PostgreSQL.
+import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, LOCKED_COUNT_QUERY, LOCKED_INDEX, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from '../console/data.ts';
 import { connectPostgres, firstAnswer, withCallDeadlines } from './connect.ts';
 import { maskDbUrl } from './url.ts';
 
@@ -36,6 +36,7 @@ export async function openPostgresConsoleData(url: string, env: Record<string, s
     await sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(hashtext('mcauth console tables'))`;
       await tx.unsafe(TABLES);
+      await tx.unsafe(LOCKED_INDEX);
     });
   } catch (err) {
     await sql.end({ timeout: 1 }).catch(() => {});
@@ -52,7 +53,7 @@ export async function openPostgresConsoleData(url: string, env: Record<string, s
       const { op, from } = pageStart(prefix, after);
       return found([...(await sql.unsafe(findQuery('id', op, dollar), [from, idEnd(prefix), limit]))]);
     },
-    countLocked: async () => Number((await sql<Row[]>`SELECT count(*) AS n FROM users WHERE locked_at IS NOT NULL`)[0]!.n),
+    countLocked: async () => Number((await sql.unsafe<Row[]>(LOCKED_COUNT_QUERY))[0]!.n),
     failureRows: async (since, least) =>
       (await sql<Row[]>`SELECT name_key, failures, last_at FROM login_failures WHERE last_at > ${since} AND failures >= ${least}`).map((r) => ({
         key: String(r.name_key),

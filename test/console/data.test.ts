@@ -1,10 +1,11 @@
 // The admin page's data (src/console/data.ts), one set of cases run against each backend: SQLite,
 // in memory, and PostgreSQL under `npm run test:postgres` (test/helpers/test-db.ts). On SQLite,
-// also that the searches read a range of an index, never a scan of the players.
+// also that the searches read a range of an index, never a scan of the players, and the count of
+// locked players the index of the locked ones.
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
-import { findQuery, openConsoleData, type ConsoleData } from '../../src/console/data.ts';
+import { findQuery, LOCKED_COUNT_QUERY, openConsoleData, type ConsoleData } from '../../src/console/data.ts';
 import { throttledNames } from '../../src/console/throttled.ts';
 import { countLogins } from '../../src/console/logins.ts';
 import type { AnsweredRequest } from '../../src/http/app.ts';
@@ -126,6 +127,9 @@ test('on SQLite, the searches read a range of an index, never a scan of the play
       assert.ok(plan.some((d) => /^SEARCH users USING (COVERING )?INDEX \S+ \(\w+>\? AND \w+<\?\)/.test(d)), plan.join('\n'));
       assert.ok(!plan.some((d) => /SCAN/.test(d)), plan.join('\n'));
     }
+    // The dashboard's count of locked players reads the index of the locked ones alone.
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${LOCKED_COUNT_QUERY}`).all().map((r) => String(r.detail));
+    assert.deepEqual(plan, ['SEARCH users USING COVERING INDEX console_locked_users (locked_at>?)']);
   } finally {
     db.close();
   }
@@ -159,6 +163,8 @@ test('on PostgreSQL, the searches can read a range of an index (a table this sma
         const plan = (await tx.unsafe(`EXPLAIN ${literal}`)).map((r) => String(r['QUERY PLAN']));
         assert.match(plan.join('\n'), /Index (Only )?Scan using \w+ on users[\s\S]*Index Cond: \(\(\w+ >=? 'a'::text\) AND \(\w+ < 'b'::text\)/, plan.join('\n'));
       }
+      const locked = (await tx.unsafe(`EXPLAIN ${LOCKED_COUNT_QUERY}`)).map((r) => String(r['QUERY PLAN']));
+      assert.match(locked.join('\n'), /Index Only Scan using console_locked_users on users|Bitmap Index Scan on console_locked_users/, locked.join('\n'));
     });
   } finally {
     await sql.end();
