@@ -8,6 +8,8 @@ import { resolveServeConfig } from '../../src/cli/options.ts';
 import { createMemoryStore } from '../../src/memory/store.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
 import { silentLog } from '../helpers/log.ts';
+import { consoleArea, type ConsoleOptions } from '../../src/console/api.ts';
+import type { Service } from '../../src/service/service.ts';
 
 const ADMIN_TOKEN = 'console-routes-admin-token-0123456789';
 const PASSWORD = 'console-Pass-0123';
@@ -116,6 +118,12 @@ describe('the admin page\'s API in process', () => {
       ['POST', '/account/admin/invites', {}],
       ['DELETE', `/account/admin/invites/${'0'.repeat(12)}`],
     ];
+    // The list is every route of the API's, as the area declares them: a route added later is tried here too.
+    const declared = Object.entries(consoleArea({} as Service, { admins: [], page: { basePath: '' } } as unknown as ConsoleOptions).routes)
+      .filter(([pattern]) => pattern.startsWith('/account/admin/'))
+      .flatMap(([pattern, methods]) => Object.keys(methods).map((method) => `${method} ${pattern}`));
+    const tried = routes.map(([method, path]) => `${method} ${path.replace(/\?.*$/, '').replace(uuid, ':uuid').replace('0'.repeat(12), ':id')}`);
+    assert.deepEqual([...tried].sort(), [...declared].sort());
     for (const [method, path, body] of routes) {
       assert.equal((await call(method, path, plain, body)).status, 403, `${method} ${path} as a plain player`);
       assert.equal((await call(method, path, undefined, body)).status, 401, `${method} ${path} without a token`);
