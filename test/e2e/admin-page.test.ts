@@ -4,7 +4,8 @@
 // a token (401) and to players who are not admins (403, every route, nothing changed); changes
 // from another site refused; every action an admin takes, through the service's rules; the
 // audit trail in the log and the database, without a secret; the dashboard's counts, also those
-// of --workers 2 added up; and the same with --db :memory:, through the store's interface.
+// of --workers 2 added up; the same with --db :memory:, through the store's interface; and
+// under --base-path.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RUNTIME, startServer, tempDir, type Reply, type RunningServer } from '../helpers/process.ts';
@@ -303,6 +304,26 @@ describe('with --db :memory:', () => {
       assert.equal(assertOk(await call(s, 'GET', 'dashboard', boss)).locked, 1);
       const byId = assertOk(await call(s, 'GET', `players?by=uuid&q=${found[1].id.slice(0, 6)}`, boss)).players;
       assert.ok(byId.some((p: { id: string }) => p.id === found[1].id));
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('under --base-path', () => {
+  test('the page is at {base}/admin/ and knows its base; its API and the sign-in are under {base}/account/; nothing at the root', async () => {
+    const s = await startServer(['--db', ':memory:', '--account-page', '--admins', 'Boss', '--admin-token', ADMIN_TOKEN, '--base-path', '/mc']);
+    try {
+      const made = await s.request('/mc/admin/users', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Boss', password: PW }) });
+      assertOk(made);
+      const page = await s.request('/mc/admin/');
+      assert.equal(page.status, 200, page.text);
+      assert.match(page.text, /data-base="\/mc"/);
+      assert.equal((await s.request('/admin/')).status, 404);
+      const boss = assertOk(await s.post('/mc/account/login', { name: 'Boss', password: PW })).accessToken;
+      const me = await s.request('/mc/account/admin/me', { headers: { authorization: `Bearer ${boss}` } });
+      assert.equal(assertOk(me).name, 'Boss');
+      assert.equal((await s.request('/account/admin/me', { headers: { authorization: `Bearer ${boss}` } })).status, 404);
     } finally {
       await s.stop();
     }
