@@ -2,9 +2,10 @@
 // the real built server on a SQLite file: the server's name in the title; a player who is not an
 // admin turned away, the page keeping no token; an admin signing in with the keyboard alone; the
 // dashboard; finding players by name and by UUID, a page at a time; a player's page with their
-// skin and cape drawn from the hosted textures; locking with a reason and unlocking, renaming, a
-// reset link shown once and copied (and working), clearing the skin and the cape, the audit trail,
-// removing a player once their name is typed; invites made, listed and revoked; nothing kept in
+// skin and cape drawn from the hosted textures; locking with a reason and unlocking (keyboard
+// alone), renaming, a reset link shown once and copied (and working), clearing the skin and the
+// cape (keyboard alone), the audit trail, removing a player once their name is typed; invites
+// made, listed and revoked (keyboard alone); nothing kept in
 // storage or cookies; no error logged (a CSP refusal would be one); and the page at phone and
 // desktop widths in light and dark, kept in test/browser/admin-page-{phone,desktop}-{light,dark}.png
 // (every step's screenshot goes to a temp folder whose path is printed).
@@ -18,6 +19,7 @@ import { CHROMIUM, CHROMIUM_ARGS, colours, contrast, focused, LOOK_CAPE, LOOK_SK
 import { seedPlayers } from '../helpers/players.ts';
 import { fetchReply, freePort, startRaw, tempDir, type RawServer } from '../helpers/process.ts';
 import { STRINGS } from '../../src/console/strings.ts';
+import { VERSION } from '../../src/version.ts';
 
 const SKIP = CHROMIUM ? false : 'Chromium is not installed (apt-get install chromium)';
 if (SKIP) console.log(`test/browser/admin-page.test.ts skipped: ${SKIP}`);
@@ -77,6 +79,11 @@ test('the admin page in Chromium: sign-in, dashboard, search, a player\'s page a
     await page.$eval(selector, (e) => void ((e as Field).value = ''));
     await page.type(selector, text);
   };
+  /** Moves the focus with Tab alone until it is on `target` (an id, or a button's text), as a keyboard user would. */
+  const tabTo = async (target: string): Promise<void> => {
+    for (let i = 0; i < 120 && (await focused(page)) !== target; i++) await page.keyboard.press('Tab');
+    assert.equal(await focused(page), target, `Tab reaches ${target}`);
+  };
   /** The search's results: each player's name. */
   const results = (): Promise<string[]> => page.$$eval('#results li button span:first-child', (list) => list.map((e) => e.textContent ?? ''));
   const openPlayer = async (name: string): Promise<void> => {
@@ -125,7 +132,7 @@ test('the admin page in Chromium: sign-in, dashboard, search, a player\'s page a
     assert.equal(await textOf(page, '#who'), fill(STRINGS.signedInAs, { name: 'Boss' }));
     await page.waitForFunction(() => (document.getElementById('dash').textContent ?? '').length > 0, { timeout: 15_000 });
     const dash = await textOf(page, '#dash');
-    for (const part of [`${STRINGS.players}${4 + PAGED.length}`, `${STRINGS.database}${db}`, `${STRINGS.version}0.2.0`, STRINGS.loginsHour, STRINGS.throttled]) assert.ok(dash.includes(part), `${part} in ${dash}`);
+    for (const part of [`${STRINGS.players}${4 + PAGED.length}`, `${STRINGS.database}${db}`, `${STRINGS.version}${VERSION}`, STRINGS.loginsHour, STRINGS.throttled]) assert.ok(dash.includes(part), `${part} in ${dash}`);
     // The first page of every player is listed at once.
     await page.waitForFunction(() => document.querySelectorAll('#results li').length === 20, { timeout: 15_000 });
     // Keyboard on: Tab moves from the sign-out to the dashboard's refresh, and Enter there refreshes.
@@ -173,13 +180,15 @@ test('the admin page in Chromium: sign-in, dashboard, search, a player\'s page a
     await shot('player');
   });
 
-  await t.test('locks with a reason and unlocks, each in the audit trail', async () => {
-    await typeInto('#lock-reason', 'Griefing at spawn');
-    await page.click('#lock button[type=submit]');
+  await t.test('locks with a reason and unlocks, with the keyboard alone, each in the audit trail', async () => {
+    await tabTo('lock-reason');
+    await page.keyboard.type('Griefing at spawn');
+    await page.keyboard.press('Enter');
     await waitForText(page, '#lock-msg', STRINGS.lockedDone);
     assert.match(await textOf(page, '#p-status'), /: Griefing at spawn$/);
     assert.equal((await fetchReply(`${url}/account/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Steve', password: PW }) })).status, 403);
-    await page.click('#unlock');
+    await tabTo('unlock');
+    await page.keyboard.press('Enter');
     await waitForText(page, '#lock-msg', STRINGS.unlockedDone);
     assert.equal(await textOf(page, '#p-status'), STRINGS.active);
     const audit = await page.$$eval('#audit li', (list) => list.map((e) => e.textContent ?? ''));
@@ -219,11 +228,13 @@ test('the admin page in Chromium: sign-in, dashboard, search, a player\'s page a
     await openPlayer('Steve_Two');
   });
 
-  await t.test('clears the skin and the cape', async () => {
-    await page.click('#clear-skin');
+  await t.test('clears the skin and the cape, with the keyboard alone', async () => {
+    await tabTo('clear-skin');
+    await page.keyboard.press('Enter');
     await waitForText(page, '#looks-msg', STRINGS.skinCleared);
     assert.equal(await textOf(page, '#skin-shown'), STRINGS.none);
-    await page.click('#clear-cape');
+    await tabTo('clear-cape');
+    await page.keyboard.press(' ');
     await waitForText(page, '#looks-msg', STRINGS.capeCleared);
     assert.equal(await textOf(page, '#cape-shown'), STRINGS.none);
     assert.equal(await page.$eval('#clear-skin', (e) => (e as Field).disabled), true);
@@ -255,7 +266,9 @@ test('the admin page in Chromium: sign-in, dashboard, search, a player\'s page a
     assert.equal(listed.length, 1);
     assert.match(listed[0]!, /^[0-9a-f]{12}: 3 uses left, expires /);
     const id = listed[0]!.slice(0, 12);
-    await page.click('#invite-list li button');
+    // Revoked with the keyboard alone: the list's button is reached by Tab.
+    await tabTo(fill(STRINGS.revoke, { id }));
+    await page.keyboard.press('Enter');
     await waitForText(page, '#invite-msg', fill(STRINGS.revoked, { id }));
     assert.equal(await textOf(page, '#invite-list'), STRINGS.noInvites);
     // Made again, for the screenshots.
