@@ -33,8 +33,8 @@ export interface Release {
   sums: string;
 }
 
-const run = (command: string, args: string[]): void => {
-  const r = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8' });
+const run = (command: string, args: string[], cwd = ROOT): void => {
+  const r = spawnSync(command, args, { cwd, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${basename(command)} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stdout}${r.stderr}`);
 };
 
@@ -71,7 +71,9 @@ export function buildRelease(dir = join(ROOT, 'release')): Release {
     writeFileSync(
       config,
       JSON.stringify({
-        main: script,
+        // By its name, from the release's folder: the executable keeps this path, and the same
+        // bytes must come of a build in any folder.
+        main: basename(script),
         // The bundle is an ES module (top-level await); Node 25.5 and later run one as the main script.
         mainFormat: 'module',
         output: executable,
@@ -84,7 +86,7 @@ export function buildRelease(dir = join(ROOT, 'release')): Release {
         assets: { [BUNDLE_ASSET]: script },
       }),
     );
-    run(PINNED_NODE, ['--build-sea', config]);
+    run(PINNED_NODE, ['--build-sea', config], dir);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 // `npm run release` (deploy/release.ts), built once into a temp folder, and its executable run as
 // an owner runs it, with no Node on the PATH (a folder holding only the few tools the README's
-// blocks call): SHA256SUMS checks with `sha256sum -c` (and fails on a changed file); the README's
+// blocks call): SHA256SUMS checks with `sha256sum -c` (and fails on a changed file), and a second
+// build makes the same bytes; the README's
 // quick start runs as written on it; --version and --help say what the .js says on Node; every
 // command works (every user and invite command, --print-config, import with a bcrypt hash
 // checked at login in a hash worker thread, backup; db copy with PostgreSQL); `serve --workers 2` answers from two processes of the
@@ -78,6 +79,11 @@ describe('npm run release', () => {
     const refused = await runProc(['sha256sum', '-c', 'SHA256SUMS'], { cwd: changed, env: ENV });
     assert.notEqual(refused.code, 0);
     assert.match(refused.stdout, new RegExp(`${basename(release.script)}: FAILED`));
+  });
+
+  test('built again from the same commit, it is the same bytes: SHA256SUMS can be checked by building anew', () => {
+    const again = buildRelease(join(tmp.dir, 'release-again'));
+    assert.equal(readFileSync(again.sums, 'utf8'), readFileSync(release.sums, 'utf8'));
   });
 
   test("the README's quick start runs as written on the release files", { skip: hasCurl ? false : 'curl is not installed' }, async () => {
