@@ -187,7 +187,7 @@ const RUN: Record<string, Runnable> = {
 const NOT_RUNNABLE: Record<string, string> = {
   'deployment.md: sha256sum -c --ignore-missing SHA256SUMS        # mcauth-0.2.0-linux-x64: OK':
     'installs into /opt and /etc and enables systemd units, as root (test/release.test.ts runs the same check, install and --version in a temp folder)',
-  'deployment.md: npm pack postgres@3                             # on a machine with npm: postgres-3.x.y.tgz': 'downloads the driver from the npm registry (the internet) and unpacks it into /opt, as root',
+  'deployment.md: npm pack postgres@3                             # on a machine with npm: postgres-3.x.y.tgz': 'downloads the driver from the npm registry (the internet) and unpacks it into /opt, as root; test/release.test.ts runs its host lines, into a temp folder, on the installed driver packed offline',
   'deployment.md: systemd-socket-activate -l 127.0.0.1:8080 node dist/server.js --db mcauth.db':
     'starts a server no block could stop; test/deploy-recipes.test.ts runs this line',
   'deployment.md: apt-get install certbot': 'installs a package as root and asks Let\'s Encrypt for a certificate of a public name; test/deploy-recipes.test.ts holds its name and paths to deploy/nginx.conf\'s',

@@ -7,10 +7,11 @@
 // checked at login in a hash worker thread, backup; db copy with PostgreSQL); `serve --workers 2` answers from two processes of the
 // executable, and a SIGHUP after an `install` over it replaces them;
 // it takes systemd's socket (LISTEN_FDS) with its workers; and it reaches PostgreSQL through the
-// driver installed beside it, and says where to install the driver when it is not.
+// driver installed beside it as docs/deployment.md unpacks it, and says where to install the
+// driver when it is not.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildRelease, DEPLOY_FILES, type Release } from '../deploy/release.ts';
@@ -26,7 +27,7 @@ const tmp = tempDir();
 after(() => tmp.cleanup());
 
 /** The tools the README's blocks and the helpers call, and nothing else: no node. */
-const TOOLS = ['sh', 'curl', 'sed', 'sha256sum', 'install', 'cat'];
+const TOOLS = ['sh', 'curl', 'sed', 'sha256sum', 'install', 'cat', 'mkdir', 'tar', 'gzip'];
 const BIN = join(tmp.dir, 'bin');
 mkdirSync(BIN);
 for (const tool of TOOLS) {
@@ -240,8 +241,15 @@ describe('npm run release', () => {
     assert.equal(missing.code, 1, missing.stderr);
     assert.ok(missing.stderr.includes(`in the executable's folder (${dir}) run: npm install postgres@3`), missing.stderr);
 
-    // What `npm pack postgres@3` unpacked to node_modules/postgres amounts to.
-    cpSync(join(ROOT, 'node_modules', 'postgres'), join(dir, 'node_modules', 'postgres'), { recursive: true });
+    // docs/deployment.md's way for a host without npm: the driver packed where npm is (here the
+    // installed one, packed offline, for `npm pack postgres@3`), then the page's own lines unpack it.
+    const packed = await runProc(['npm', 'pack', join(ROOT, 'node_modules', 'postgres'), '--ignore-scripts', '--pack-destination', dir], { cwd: tmp.dir });
+    assert.equal(packed.code, 0, packed.stderr);
+    const page = readFileSync(join(ROOT, 'docs', 'deployment.md'), 'utf8');
+    const block = /```sh\nnpm pack postgres@3[^\n]*\n([\s\S]*?)```/.exec(page)?.[1];
+    assert.ok(block, 'the page unpacks the driver in a block after npm pack');
+    const unpacked = await runProc(['sh', '-e', '-c', commands(block.replaceAll('/opt/mcauth', dir)).join('\n')], { cwd: dir, env: ENV });
+    assert.equal(unpacked.code, 0, unpacked.stdout + unpacked.stderr);
     const sqlite = join(dir, 'mcauth.db');
     const added = await runProc([installed, 'user', 'add', 'Carol', '--db', sqlite], { cwd: tmp.dir, env: ENV, stdin: 'correct-horse\n' });
     assert.equal(added.code, 0, added.stderr);
