@@ -15,6 +15,10 @@ import { until } from './util.ts';
 const PW = 'player-Pass-7Hq2';
 
 const login = (s: RunningServer, name: string, password = PW, from?: string): Promise<Answer> => call(s.port, '/auth', { from, body: { login: name, password } });
+/** A node's scrape of /metrics. */
+const scrape = async (s: RunningServer): Promise<string> => (await call(s.port, '/metrics')).body as string;
+/** One outcome's count in a scrape. */
+const count = (scraped: string, metric: string, outcome: string): number => Number(new RegExp(`^${metric}\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(scraped)?.[1]);
 
 describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () => {
   let cluster: Cluster;
@@ -65,6 +69,8 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
       }
     };
     const load = Promise.all([0, 1, 2, 3].map(lane));
+    // The counts this test adds: its own, not the test's before it on the same nodes.
+    const before = await Promise.all([a, b].map(scrape));
     const lost = await lose();
     try {
       for (const node of [a, b]) {
@@ -97,14 +103,17 @@ describe('two nodes on one PostgreSQL database', { skip: postgresMissing }, () =
     loading = false;
     await load;
     // The outage is counted as `error` on every endpoint, which an alert watches (docs/operations.md), never as a caller's `invalid` or `refused` or a full pool's `busy`.
-    for (const node of [a, b]) {
-      const scrape = await call(node.port, '/metrics');
-      const count = (metric: string, outcome: string): number => Number(new RegExp(`^${metric}\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(scrape.body as string)?.[1]);
+    for (const [i, node] of [a, b].entries()) {
+      const after = await scrape(node);
+      const added = (metric: string, outcome: string): number => count(after, metric, outcome) - count(before[i]!, metric, outcome);
       for (const metric of ['auth_logins_total', 'auth_joins_total', 'auth_has_joined_total', 'auth_profiles_total']) {
-        assert.ok(count(metric, 'error') >= 1, `${metric}{outcome="error"} counts the outage:\n${scrape.body}`);
+        assert.ok(added(metric, 'error') >= 1, `${metric}{outcome="error"} counts the outage:\n${after}`);
       }
-      const strays = [['auth_logins_total', 'busy'], ['auth_logins_total', 'invalid'], ['auth_joins_total', 'invalid'], ['auth_has_joined_total', 'invalid'], ['auth_profiles_total', 'refused']];
-      for (const [metric, outcome] of strays) assert.equal(count(metric!, outcome!), 0, `${metric}{outcome="${outcome}"}:\n${scrape.body}`);
+      const strays = [
+        ['auth_logins_total', 'busy'], ['auth_logins_total', 'invalid'], ['auth_logins_total', 'bad_credentials'], ['auth_logins_total', 'throttled'],
+        ['auth_joins_total', 'invalid'], ['auth_joins_total', 'bad_token'], ['auth_has_joined_total', 'invalid'], ['auth_profiles_total', 'refused'],
+      ];
+      for (const [metric, outcome] of strays) assert.equal(added(metric!, outcome!), 0, `${metric}{outcome="${outcome}"}:\n${after}`);
     }
     // Every request of the load was answered (a broken connection would have thrown above), in
     // the envelope: a result (a join's `true` or in-band `false`, a hit, a login), a miss (that
