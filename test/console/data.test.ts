@@ -17,6 +17,7 @@ import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store, User } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/process.ts';
 import { testDb } from '../helpers/test-db.ts';
+import { retriedOnConnectTimeout } from '../helpers/busy-cluster.ts';
 
 const tmp = tempDir();
 const fileDb = await testDb(tmp.dir, 'console.db');
@@ -44,9 +45,9 @@ for (const db of [fileDb, MEMORY_DB]) {
     let store: Store;
     let data: ConsoleData;
     test('opens beside the store', async () => {
-      store = await open(db);
-      assert.deepEqual(await store.createUsers(PLAYERS, 'always'), PLAYERS.map(() => 'created'));
-      data = await openConsoleData(db, store, {});
+      store = await retriedOnConnectTimeout(() => open(db));
+      assert.deepEqual(await retriedOnConnectTimeout(() => store.createUsers(PLAYERS, 'always')), PLAYERS.map(() => 'created'));
+      data = await retriedOnConnectTimeout(() => openConsoleData(db, store, {}));
     });
 
     test('finds players by the start of their name, in any case, a page at a time', async () => {

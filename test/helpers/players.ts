@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../../src/crypto/password.ts';
 import { parseUuid } from '../../src/uuid.ts';
-import type { CreateResult, User } from '../../src/store/store.ts';
+import type { User } from '../../src/store/store.ts';
 import { call } from './call.ts';
 import { pool } from './pool.ts';
 import { withStore } from './store.ts';
+import { retriedOnConnectTimeout } from './busy-cluster.ts';
 
 /**
  * Creates players with one password through the admin API (the server runs with --admin-token
@@ -56,14 +57,7 @@ function hashOf(password: string): Promise<string> {
  */
 export async function seed(db: string, players: Seed[]): Promise<Map<string, string>> {
   const users = await Promise.all(players.map(userOf));
-  // A PostgreSQL cluster on a busy machine may not take a connection within the store's second
-  // (CONNECT_TIMEOUT): nothing was sent on it, so the seeding is tried again, a few times.
-  const create = (tries: number): Promise<CreateResult[]> =>
-    withStore(db, (store) => store.createUsers(users, 'unless-taken')).catch((err: unknown) => {
-      if (tries > 1 && (err as { code?: unknown }).code === 'CONNECT_TIMEOUT') return create(tries - 1);
-      throw err;
-    });
-  const results = await create(5);
+  const results = await retriedOnConnectTimeout(() => withStore(db, (store) => store.createUsers(users, 'unless-taken')));
   assert.deepEqual(results.filter((r) => r !== 'created'), [], `seeding ${users.map((u) => u.name).join(', ')}: a name or UUID taken`);
   return new Map(users.map((u) => [u.name, u.id]));
 }
