@@ -47,13 +47,14 @@ export const startOrder = (files: string[]): string[] => [
 /**
  * End-to-end files that `npm run test:deno` leaves to the Node phase. Each tests rules the server
  * computes in its own JavaScript, the same on either runtime (a throttle's counts and waits, who
- * shares a limit, what a request or a command line may hold, what an account may do), through
- * surfaces the files Deno does run cover there: the HTTP server and its parser (http, envelope,
- * headers, connections, fuzz), the stores and the PostgreSQL driver under an outage and a
- * failover, signals, restarts and crashes, the commands under Deno's permissions, the account and
- * admin pages, textures and the Yggdrasil API's signing. Run twice they cost the suite a third
- * of its time (R57: the Deno phase took 619 of 1,609 s, its timing files 262 s one at a time)
- * and found nothing on Deno that a file it keeps did not.
+ * shares a limit, what a request may hold, what an account may do), through surfaces that the
+ * files Deno does run cover there: the HTTP server and its parser (http, envelope, headers,
+ * connections, fuzz), the stores and the PostgreSQL driver under an outage and a failover,
+ * signals, restarts and crashes, the commands (cli, and under Deno's permissions), imports with
+ * their hash worker threads, the account and admin pages, textures and the Yggdrasil API's
+ * signing. Run on both, they cost the suite a third of its time (the Deno phase took 619 of
+ * 1,609 s, its timing files 262 s one at a time). A file with a test that runs only on Deno is
+ * never one of these (test/run-files.test.ts holds that).
  */
 export const NODE_ONLY_FILES = [
   // The rules of guessing, throttling and fairness, and the files that time them under load.
@@ -72,13 +73,10 @@ export const NODE_ONLY_FILES = [
   'test/e2e/limits.test.ts',
   'test/e2e/variant.test.ts',
   'test/e2e/launcher-generations.test.ts',
-  // Commands, imports, warnings and metrics: deno-permissions.test.ts runs the commands on Deno.
-  'test/e2e/cli.test.ts',
-  'test/e2e/import.test.ts',
+  // Start-up warnings and metrics: lines and counters the server writes alike on both.
   'test/e2e/startup-warnings.test.ts',
   'test/e2e/metrics.test.ts',
   // Several nodes on one PostgreSQL database: the driver on Deno is postgres-outage's,
-  // postgres-failover's, postgres-setup's and db-copy's; --workers is Node's alone.
+  // postgres-failover's, postgres-setup's and db-copy's.
   'test/e2e/postgres.test.ts',
-  'test/e2e/workers.test.ts',
 ];

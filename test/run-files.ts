@@ -82,8 +82,10 @@ async function main(argv: string[]): Promise<number> {
   const patterns = argv.filter((a) => a !== '--postgres' && a !== '--all-at-once');
   // On Deno, the files whose subject is the same on either runtime are left to the Node phase.
   const onDeno = process.env.MCAUTH_TEST_RUNTIME === 'deno';
-  const all = [...new Set(globSync(patterns))].sort().filter((f) => !(onDeno && NODE_ONLY_FILES.includes(f)));
-  if (all.length === 0) throw new Error(`no test file matches ${patterns.join(' ')}`);
+  const matched = [...new Set(globSync(patterns))].sort();
+  const all = matched.filter((f) => !(onDeno && NODE_ONLY_FILES.includes(f)));
+  if (matched.length === 0) throw new Error(`no test file matches ${patterns.join(' ')}`);
+  if (all.length === 0) throw new Error(`every file ${patterns.join(' ')} matches is left to the Node phase (NODE_ONLY_FILES, test/file-groups.ts)`);
   const timing = all.filter((f) => TIMING_FILES.includes(f));
   const rest = startOrder(all.filter((f) => !TIMING_FILES.includes(f)));
 
