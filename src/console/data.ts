@@ -96,9 +96,12 @@ export const findQuery = (column: 'name_key' | 'id', op: '>=' | '>', param: (n: 
 /**
  * The dashboard's count of locked players, and the index it reads, the same on every SQL backend:
  * an index of the locked players alone (few), so the count reads them, not a million rows.
- * The admin page's own index on the core's table, made if missing as its tables are.
+ * The admin page's own index on the core's table, made where it is missing (on PostgreSQL without
+ * holding the players' writes back). A migration of the core that drops or rebuilds
+ * users.locked_at drops this index first: SQLite refuses to drop an indexed column.
  */
-export const LOCKED_INDEX = 'CREATE INDEX IF NOT EXISTS console_locked_users ON users (locked_at) WHERE locked_at IS NOT NULL;';
+export const LOCKED_INDEX_NAME = 'console_locked_users';
+export const LOCKED_INDEX = `CREATE INDEX IF NOT EXISTS ${LOCKED_INDEX_NAME} ON users (locked_at) WHERE locked_at IS NOT NULL`;
 export const LOCKED_COUNT_QUERY = 'SELECT count(*) AS n FROM users WHERE locked_at IS NOT NULL';
 
 /** Where a page of a search starts: at the prefix, or past `after` when it is a key of the prefix's (the last of the page before). */

@@ -1,9 +1,10 @@
 // The admin page's data on PostgreSQL (src/console/data.ts): a small pool of its own, opened as
 // the store's is, reading the core's tables (never writing them) and keeping its own tables,
 // made if missing, with its index of the locked players. Loaded only when the database is PostgreSQL.
-import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, LOCKED_COUNT_QUERY, LOCKED_INDEX, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from '../console/data.ts';
+import { findQuery, idEnd, KEEP_LOGIN_MINUTES_MS, LOCKED_COUNT_QUERY, LOCKED_INDEX, LOCKED_INDEX_NAME, nameEnd, pageStart, type AuditEntry, type ConsoleData, type FoundPlayer } from '../console/data.ts';
 import { connectPostgres, firstAnswer, withCallDeadlines } from './connect.ts';
 import { maskDbUrl } from './url.ts';
+import type { Sql } from 'postgres';
 
 /** Connections the admin page keeps: its calls are few, an admin's clicks. */
 const CONSOLE_POOL_SIZE = 2;
@@ -28,6 +29,16 @@ type Row = Record<string, unknown>;
 const found = (rows: Row[]): FoundPlayer[] => rows.map((r) => ({ id: String(r.id), name: String(r.name), locked: r.locked === true }));
 const dollar = (n: number): string => `$${n}`;
 
+/**
+ * The index of the locked players, made only where it is missing: CREATE INDEX, even IF NOT
+ * EXISTS, would wait for a lock on users behind any long write (an import, a copy) and hold every
+ * login's write behind it; CONCURRENTLY builds it without holding the players' writes back.
+ */
+async function makeLockedIndex(sql: Sql): Promise<void> {
+  const [found] = await sql<Row[]>`SELECT to_regclass(${LOCKED_INDEX_NAME}) IS NOT NULL AS made`;
+  if (found!.made !== true) await sql.unsafe(LOCKED_INDEX.replace('CREATE INDEX', 'CREATE INDEX CONCURRENTLY'));
+}
+
 export async function openPostgresConsoleData(url: string, env: Record<string, string | undefined>): Promise<ConsoleData> {
   const sql = await connectPostgres(url, env, { connections: CONSOLE_POOL_SIZE });
   try {
@@ -36,8 +47,8 @@ export async function openPostgresConsoleData(url: string, env: Record<string, s
     await sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(hashtext('mcauth console tables'))`;
       await tx.unsafe(TABLES);
-      await tx.unsafe(LOCKED_INDEX);
     });
+    await makeLockedIndex(sql);
   } catch (err) {
     await sql.end({ timeout: 1 }).catch(() => {});
     throw err;
