@@ -240,13 +240,21 @@ recoverable.push((err) => {
   return `the PostgreSQL driver failed the last queries of a pool it had let go (${err.message}); the current pool is untouched`;
 });
 
+/** The ports of the database hosts the pools opened here connect to (see isLostConnect). */
+const databasePorts = new Set<number>();
+
 /**
  * A connect's failure raised where no one listens: on Deno, seen with a database stopped and a
  * refusing second host, after the driver had let that socket go (its listeners removed when it
- * closed). mcauth makes no other outgoing connection, so while a pool is open such an error is
- * that socket's, and the driver has moved on from it already; nothing is replaced.
+ * closed). It must be a connect to a database host's port; mcauth makes no other outgoing
+ * connection, so such an error is that socket's, and the driver has moved on from it already
+ * (a query waiting on a connection gets its own error from the driver's next try).
  */
-const isLostConnect = (err: Error): boolean => (err as { syscall?: unknown }).syscall === 'connect' && /^E[A-Z]+$/.test(String((err as { code?: unknown }).code));
+function isLostConnect(err: Error): boolean {
+  const { syscall, port } = err as { syscall?: unknown; port?: unknown };
+  const to = Number(port ?? /:(\d+)$/.exec(err.message)?.[1]);
+  return syscall === 'connect' && databasePorts.has(to);
+}
 
 recoverable.push((err) => {
   if (!isLostConnect(err) || replaceable.size === 0) return undefined;
@@ -305,7 +313,7 @@ function replaceablePool(open: (before: number) => Sql, turnable: boolean): Sql 
 export async function connectPostgres(url: string, env: Record<string, string | undefined>, { connections = POOL_SIZE } = {}): Promise<Sql> {
   const postgres = await loadDriver();
   const password = passwordFromFile(env);
-  return replaceablePool((before) => postgres(turnHosts(url, before), {
+  const sql = replaceablePool((before) => postgres(turnHosts(url, before), {
     ...(password === undefined ? {} : { password }),
     // libpq's read-write, as the driver can tell it: postgres.js takes a hot standby for
     // read-write (it asks a setting a standby leaves off), and a primary is what takes writes.
@@ -319,6 +327,8 @@ export async function connectPostgres(url: string, env: Record<string, string | 
     onnotice: () => {},
     connection: { application_name: 'mcauth' },
   }), turnHosts(url, 1) !== url);
+  for (const port of sql.options.port) databasePorts.add(Number(port));
+  return sql;
 }
 
 /**

@@ -1,5 +1,7 @@
-// The driver's known fault (postgres.js 3.4.9 throwing from a timer on a closed connection) is
-// recovered from by replacing the pool, not by ending the process; any other error is not.
+// The driver's known faults from timers keep the process up, each as src/postgres/connect.ts
+// says: a write on a closed connection replaces the pool; the rejection of a let-go pool's last
+// queries, and a failed connect to a database host that no one hears, leave it. Any other error
+// ends the process.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { connectPostgres } from '../../src/postgres/connect.ts';
@@ -54,7 +56,7 @@ test("the driver's rejection when it destroys a pool it let go does not end the 
   }
 });
 
-test("a failed connect raised where no one listens does not end the process while a pool is open; with none, it is left to", async () => {
+test("a failed connect to a database host raised where no one listens does not end the process while a pool is open; others, or with no pool, are left to", async () => {
   const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED', syscall: 'connect', address: '127.0.0.1', port: 9 });
   const sql = await connectPostgres('postgres://nobody@127.0.0.1:9/none', {});
   try {
@@ -64,6 +66,9 @@ test("a failed connect raised where no one listens does not end the process whil
     assert.match(said[0]!, /failed connect unheard \(connect ECONNREFUSED 127\.0\.0\.1:9\)/);
     assert.equal(sql.options, before, 'the same pool');
     assert.deepEqual(recovered(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' })), [], 'not a connect');
+    const elsewhere = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8443'), { code: 'ECONNREFUSED', syscall: 'connect', address: '127.0.0.1', port: 8443 });
+    assert.deepEqual(recovered(elsewhere), [], 'a connect to no database host');
+    assert.equal(recovered(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED', syscall: 'connect' })).length, 1, 'its port read from the message');
   } finally {
     await sql.end({ timeout: 0 });
   }
