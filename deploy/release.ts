@@ -1,8 +1,9 @@
 // `npm run release [FOLDER]`: the files an owner downloads, into release/ (or FOLDER):
 //   mcauth-<version>.js               the bundle `npm run build` makes (dist/server.js), for a Node of the host's or Deno
 //   mcauth-<version>-<os>-<arch>      a single executable application: the pinned Node with that bundle inside
-//   the files of deploy/ a host takes  systemd's units (the service, its socket, the daily backup
-//                                     and its timer), config.example.json and nginx.conf, as they are
+//   DEPLOY_FILES                      the files of deploy/ a host takes, as they are: systemd's
+//                                     units (the service, its socket, the daily backup and its
+//                                     timer), config.example.json and nginx.conf
 //   SHA256SUMS                        the digests of all of them, as `sha256sum -c` reads them
 // The bundle is built with package.json's own build command (only its output file changed and
 // no source map), so the release cannot drift from what every test runs. The executable is made
@@ -93,11 +94,11 @@ export function buildRelease(dir = join(ROOT, 'release')): Release {
   chmodSync(executable, 0o755);
   chmodSync(script, 0o644);
 
-  const deployed = DEPLOY_FILES.map((name) => join(dir, name));
-  for (const file of deployed) {
-    copyFileSync(join(ROOT, 'deploy', basename(file)), file);
-    chmodSync(file, 0o644);
+  for (const name of DEPLOY_FILES) {
+    copyFileSync(join(ROOT, 'deploy', name), join(dir, name));
+    chmodSync(join(dir, name), 0o644);
   }
+  const deployed = DEPLOY_FILES.map((name) => join(dir, name));
 
   const sums = join(dir, 'SHA256SUMS');
   writeFileSync(sums, [executable, script, ...deployed].map((f) => `${sha256(f)}  ${basename(f)}\n`).join(''));

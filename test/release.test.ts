@@ -147,32 +147,36 @@ describe('npm run release', () => {
     await ok(['user', 'add', 'Carol'], 'first-password\n');
     await ok(['user', 'passwd', 'Carol'], 'second-password\n');
     await ok(['user', 'rename', 'Carol', 'Caroline']);
-    assert.match(await ok(['user', 'lock', 'Caroline', '--reason', 'a test']), /Caroline/);
+    await ok(['user', 'lock', 'Caroline', '--reason', 'a test']);
+    assert.match(await ok(['user', 'show', 'Caroline']), /^lock: .*a test/m);
     await ok(['user', 'unlock', 'Caroline']);
     await ok(['user', 'set', 'Caroline', '--cape-url', 'https://textures.example.org/cape.png']);
+    assert.match(await ok(['user', 'show', 'Caroline']), /^cape: +https:\/\/textures\.example\.org\/cape\.png/m);
     writeFileSync(join(dir, 'skin.png'), encodePng(64, 64));
     writeFileSync(join(dir, 'cape.png'), encodePng(64, 32, { seed: 2 }));
     await ok(['user', 'skin', 'Caroline', 'skin.png', '--slim']);
     await ok(['user', 'cape', 'Caroline', 'cape.png']);
     const shown = await ok(['user', 'show', 'Caroline']);
-    assert.match(shown, /skin/i);
+    assert.match(shown, /^skin: +hosted [0-9a-f]+ \(slim\)$/m);
+    assert.match(shown, /^cape: +hosted [0-9a-f]+$/m, 'the hosted cape replaced the URL');
+    assert.match(shown, /^lock: +not locked$/m);
     assert.match(await ok(['user', 'reset-link', 'Caroline']), /\n[0-9a-f]{32}\n/);
     await ok(['invite', 'create']);
     const id = /^(\S+) {2}1 use left/m.exec(await ok(['invite', 'list']))?.[1];
     assert.ok(id, 'invite list names the invite');
     assert.match(await ok(['invite', 'revoke', id]), /^Revoked invite /);
     assert.doesNotMatch(await ok(['invite', 'list']), new RegExp(id));
-    await ok(['user', 'remove', 'Caroline']);
-    assert.doesNotMatch(await ok(['user', 'list']), /Caroline/);
+    await ok(['user', 'add', 'Erin'], 'erin-password\n');
+    await ok(['user', 'remove', 'Erin']);
+    assert.doesNotMatch(await ok(['user', 'list']), /Erin/);
     const printed = await run(['--print-config', '--port', '25599'], { cwd: dir });
     assert.equal(printed.code, 0, printed.stderr);
     assert.match(printed.stdout, /25599/);
 
-    // The server the executable starts on that database logs in the player the commands made.
-    await ok(['user', 'add', 'Dave'], 'dave-password\n');
+    // The server the executable starts on that database logs the player in by the new name and password.
     const server = await spawnListening([exe, 'serve', '--port', '0', '--db', db], { cwd: dir, env: ENV });
     try {
-      const login = await post(server.port, '/auth', { login: 'Dave', password: 'dave-password' });
+      const login = await post(server.port, '/auth', { login: 'Caroline', password: 'second-password' });
       assert.equal(login.body?.success, true, login.text);
     } finally {
       await server.stop();
