@@ -16,8 +16,8 @@ import { openPostgresStore } from '../../src/postgres/connect.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store, User } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/process.ts';
+import { retriedOnConnectTimeout } from '../helpers/retry-connect.ts';
 import { testDb } from '../helpers/test-db.ts';
-import { retriedOnConnectTimeout } from '../helpers/busy-cluster.ts';
 
 const tmp = tempDir();
 const fileDb = await testDb(tmp.dir, 'console.db');

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { resolveServeConfig } from '../../src/cli/options.ts';
+import { consoleArea, type ConsoleOptions } from '../../src/console/api.ts';
 import { createMemoryStore } from '../../src/memory/store.ts';
 import { startServer, type RunningServer } from '../../src/serve.ts';
-import { silentLog } from '../helpers/log.ts';
-import { consoleArea, type ConsoleOptions } from '../../src/console/api.ts';
 import type { Service } from '../../src/service/service.ts';
+import { silentLog } from '../helpers/log.ts';
 
 const ADMIN_TOKEN = 'console-routes-admin-token-0123456789';
 const PASSWORD = 'console-Pass-0123';
@@ -118,7 +118,7 @@ describe('the admin page\'s API in process', () => {
       ['POST', '/account/admin/invites', {}],
       ['DELETE', `/account/admin/invites/${'0'.repeat(12)}`],
     ];
-    // The list is every route of the API's, as the area declares them: a route added later is tried here too.
+    // The list is every route of the API's, as the area declares them: a route added later fails here until it is listed.
     const declared = Object.entries(consoleArea({} as Service, { admins: [], page: { basePath: '' } } as unknown as ConsoleOptions).routes)
       .filter(([pattern]) => pattern.startsWith('/account/admin/'))
       .flatMap(([pattern, methods]) => Object.keys(methods).map((method) => `${method} ${pattern}`));

@@ -8,7 +8,7 @@ import type { User } from '../../src/store/store.ts';
 import { call } from './call.ts';
 import { pool } from './pool.ts';
 import { withStore } from './store.ts';
-import { retriedOnConnectTimeout } from './busy-cluster.ts';
+import { retriedOnConnectTimeout } from './retry-connect.ts';
 
 /**
  * Creates players with one password through the admin API (the server runs with --admin-token
