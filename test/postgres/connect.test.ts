@@ -4,6 +4,7 @@
 // ends the process.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Sql } from 'postgres';
 import { connectPostgres } from '../../src/postgres/connect.ts';
 import { recoverable } from '../../src/runtime.ts';
 
@@ -17,10 +18,18 @@ function driverFault(): TypeError {
 /** What the recoverable faults said of `err`: one message for a fault a part recovered from, none else. */
 const recovered = (err: Error): string[] => recoverable.map((recover) => recover(err)).filter((said) => said !== undefined);
 
-test("the driver's fault on a closed connection replaces the pool; other errors are left to end the process", async () => {
-  // No connection is made until a query: a pool to nowhere will do.
+/** Runs `check` while a pool to nowhere is open (no connection is made until a query), and ends the pool. */
+async function withPool(check: (sql: Sql) => void): Promise<void> {
   const sql = await connectPostgres('postgres://nobody@127.0.0.1:9/none', {});
   try {
+    check(sql);
+  } finally {
+    await sql.end({ timeout: 0 });
+  }
+}
+
+test("the driver's fault on a closed connection replaces the pool; other errors are left to end the process", async () => {
+  await withPool((sql) => {
     const before = sql.options;
     const said = recovered(driverFault());
     assert.equal(said.length, 1);
@@ -28,9 +37,7 @@ test("the driver's fault on a closed connection replaces the pool; other errors 
     assert.notEqual(sql.options, before, 'a new pool behind the same handle');
     const other = new TypeError("Cannot read properties of null (reading 'write')");
     assert.deepEqual(recovered(other), [], 'a fault elsewhere is not recovered');
-  } finally {
-    await sql.end({ timeout: 0 });
-  }
+  });
   assert.deepEqual(recovered(driverFault()), [], 'with no pool open, nothing to recover');
 });
 
@@ -42,8 +49,7 @@ function endingFault(): Error {
 }
 
 test("the driver's rejection when it destroys a pool it let go does not end the process, and leaves the current pool", async () => {
-  const sql = await connectPostgres('postgres://nobody@127.0.0.1:9/none', {});
-  try {
+  await withPool((sql) => {
     const before = sql.options;
     const said = recovered(endingFault());
     assert.equal(said.length, 1);
@@ -51,15 +57,12 @@ test("the driver's rejection when it destroys a pool it let go does not end the 
     assert.equal(sql.options, before, 'the same pool');
     const elsewhere = Object.assign(new Error('write CONNECTION_DESTROYED'), { code: 'CONNECTION_DESTROYED' });
     assert.deepEqual(recovered(elsewhere), [], 'the code alone, from elsewhere, is not recovered');
-  } finally {
-    await sql.end({ timeout: 0 });
-  }
+  });
 });
 
 test("a failed connect to a database host raised where no one listens does not end the process while a pool is open; others, or with no pool, are left to", async () => {
   const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED', syscall: 'connect', address: '127.0.0.1', port: 9 });
-  const sql = await connectPostgres('postgres://nobody@127.0.0.1:9/none', {});
-  try {
+  await withPool((sql) => {
     const before = sql.options;
     const said = recovered(refused());
     assert.equal(said.length, 1);
@@ -69,8 +72,6 @@ test("a failed connect to a database host raised where no one listens does not e
     const elsewhere = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8443'), { code: 'ECONNREFUSED', syscall: 'connect', address: '127.0.0.1', port: 8443 });
     assert.deepEqual(recovered(elsewhere), [], 'a connect to no database host');
     assert.equal(recovered(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED', syscall: 'connect' })).length, 1, 'its port read from the message');
-  } finally {
-    await sql.end({ timeout: 0 });
-  }
+  });
   assert.deepEqual(recovered(refused()), [], 'with no pool open, nothing to recover');
 });
