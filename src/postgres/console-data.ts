@@ -35,8 +35,8 @@ const dollar = (n: number): string => `$${n}`;
  * login's write behind it; CONCURRENTLY builds it without holding the players' writes back.
  */
 async function makeLockedIndex(sql: Sql): Promise<void> {
-  const [found] = await sql<Row[]>`SELECT to_regclass(${LOCKED_INDEX_NAME}) IS NOT NULL AS made`;
-  if (found!.made !== true) await sql.unsafe(LOCKED_INDEX.replace('CREATE INDEX', 'CREATE INDEX CONCURRENTLY'));
+  const [index] = await sql<Row[]>`SELECT to_regclass(${LOCKED_INDEX_NAME}) IS NOT NULL AS made`;
+  if (index!.made !== true) await sql.unsafe(LOCKED_INDEX.replace('CREATE INDEX', 'CREATE INDEX CONCURRENTLY'));
 }
 
 export async function openPostgresConsoleData(url: string, env: Record<string, string | undefined>): Promise<ConsoleData> {
